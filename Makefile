@@ -1,0 +1,145 @@
+# gpuplan - one GNU Makefile (musl-style: small, explicit).
+#
+#   make            build build/gpuplan and build/libgpuplan.a
+#   make demo       build and run the main job on the embedded catalog
+#   make check      build and run every test (SAN=1: under ASan+UBSan)
+#   make bench      benchmarks (not timed tests)
+#   make accuracy   score the estimators against validation/measurements.csv
+#   make fuzz       run every libFuzzer target (FUZZ_SECONDS each)
+#   make lint format golden-update install uninstall
+#
+# Dependencies are Debian packages found with pkg-config; `scripts/deps.sh`
+# installs missing ones when run as root, else prints the apt-get line.
+
+SHELL      := /bin/sh
+CC         ?= cc
+PREFIX     ?= /usr/local
+SAN        ?=
+FUZZ_SECONDS ?= 60
+
+ifeq ($(SAN),)
+BUILD      := build
+SANFLAGS   :=
+else
+BUILD      := build-san
+SANFLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+
+WARN := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wvla -Wwrite-strings -Wformat=2 -Wcast-qual -Werror
+OPT  ?= -O2 -g
+
+PKGS        := jansson libmicrohttpd
+PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null)
+
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(BUILD)/gen
+CFLAGS_ALL    = $(WARN) $(OPT) $(SANFLAGS) $(CPPFLAGS_ALL) $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL    = $(PKG_LIBS) -lm -ldl -lpthread $(LDLIBS)
+
+LIB_SRC    := $(sort $(wildcard src/lib/*.c))
+CLI_SRC    := $(sort $(wildcard src/cli/*.c) $(wildcard src/server/*.c))
+DATA       := $(sort $(wildcard data/*.json) $(wildcard data/*.html))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/targets/fuzz_*.c))
+
+LIB_OBJ    := $(LIB_SRC:src/lib/%.c=$(BUILD)/obj/lib/%.o) $(BUILD)/obj/gen/embedded_data.o
+CLI_OBJ    := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CLI_SRC))
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/targets/fuzz_%.c=%)
+REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+LIBFUZZ_BIN:= $(FUZZ_NAMES:%=build-fuzz/fuzz_%)
+
+.PHONY: all deps deps-test demo check unit fuzz-replay golden accuracy bench fuzz lint format \
+        golden-update install uninstall clean
+all: deps $(BUILD)/gpuplan
+
+# Installs missing Debian packages (as root) or says how.
+deps:
+	@scripts/deps.sh build
+deps-test:
+	@scripts/deps.sh build test
+
+$(BUILD)/tools/embed: tools/embed.c
+	@mkdir -p $(@D)
+	$(CC) -std=c17 -O2 -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA)
+	@mkdir -p $(@D)
+	$(BUILD)/tools/embed $@ $(DATA)
+
+$(BUILD)/obj/gen/embedded_data.o: $(BUILD)/gen/embedded_data.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Wno-overlength-strings -c -o $@ $<
+
+$(BUILD)/obj/%.o: src/%.c $(wildcard include/gpuplan/*.h) $(wildcard src/lib/*.h) | $(BUILD)/gen/embedded_data.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/libgpuplan.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/gpuplan: $(CLI_OBJ) $(BUILD)/libgpuplan.a
+	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuplan.a tests/unit/test_common.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libgpuplan.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/targets/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libgpuplan.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay.c $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+
+demo: all
+	@scripts/demo.sh $(BUILD)/gpuplan
+
+check: deps-test $(BUILD)/gpuplan $(UNIT_BIN) $(REPLAY_BIN)
+	@BUILD=$(BUILD) SAN=$(SAN) scripts/run-tests.sh
+
+accuracy: all
+	@python3 validation/accuracy.py --gpuplan $(BUILD)/gpuplan
+
+bench: all $(BUILD)/tests/bench_main
+	@scripts/bench.sh $(BUILD)
+
+$(BUILD)/tests/bench_main: tests/bench/bench_main.c $(BUILD)/libgpuplan.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+
+# libFuzzer builds always use clang with ASan+UBSan, in their own directory.
+FUZZ_CFLAGS = -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iinclude -Isrc/lib \
+              -Ibuild-fuzz/gen $(PKG_CFLAGS)
+build-fuzz/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA)
+	@mkdir -p $(@D)
+	$(BUILD)/tools/embed $@ $(DATA)
+build-fuzz/fuzz_%: tests/fuzz/targets/fuzz_%.c $(LIB_SRC) build-fuzz/gen/embedded_data.c
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) build-fuzz/gen/embedded_data.c $(LDLIBS_ALL)
+fuzz:
+	@scripts/deps.sh build fuzz
+	@$(MAKE) --no-print-directory $(LIBFUZZ_BIN)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_NAMES)
+
+golden-update: $(BUILD)/gpuplan
+	@GOLDEN_UPDATE=1 BUILD=$(BUILD) tests/golden/run.sh
+
+lint:
+	@scripts/lint.sh
+
+format:
+	clang-format -i $(wildcard include/gpuplan/*.h src/*/*.c src/*/*.h tests/*/*.c tests/*/*.h tools/*.c)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gpuplan
+	install -m 755 $(BUILD)/gpuplan $(DESTDIR)$(PREFIX)/bin/gpuplan
+	install -m 644 $(BUILD)/libgpuplan.a $(DESTDIR)$(PREFIX)/lib/libgpuplan.a
+	install -m 644 include/gpuplan/*.h $(DESTDIR)$(PREFIX)/include/gpuplan/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gpuplan $(DESTDIR)$(PREFIX)/lib/libgpuplan.a
+	rm -rf $(DESTDIR)$(PREFIX)/include/gpuplan
+
+clean:
+	rm -rf build build-san build-fuzz

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Ensure the Debian packages gpuplan builds and tests with are present.
+# Usage: scripts/deps.sh [build|test|fuzz|browser]...
+# As root, installs what is missing with apt-get; otherwise prints the exact
+# apt-get line and fails. Used by `make demo` and `make check` alike.
+set -eu
+
+need=""
+add() { need="$need $1"; }
+
+have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+
+command -v pkg-config >/dev/null 2>&1 || add pkg-config
+command -v cc >/dev/null 2>&1 || add gcc
+command -v make >/dev/null 2>&1 || add make
+
+for what in "$@"; do
+    case "$what" in
+    build)
+        have_pc jansson || add libjansson-dev
+        have_pc libmicrohttpd || add libmicrohttpd-dev
+        command -v xgettext >/dev/null 2>&1 || add gettext
+        ;;
+    test)
+        have_pc cmocka || add libcmocka-dev
+        command -v python3 >/dev/null 2>&1 || add python3
+        ;;
+    fuzz)
+        command -v clang >/dev/null 2>&1 || add clang
+        [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || add libclang-rt-14-dev
+        ;;
+    *) echo "scripts/deps.sh: unknown group '$what'" >&2; exit 2 ;;
+    esac
+done
+
+[ -z "$need" ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "gpuplan: installing missing Debian packages:$need" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2 || true
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $need >&2
+    exit 0
+fi
+echo "gpuplan: error: missing Debian packages:$need" >&2
+echo "hint: run as root: apt-get install -y$need" >&2
+exit 1

@@ -1,0 +1,75 @@
+/*
+ * json_internal.h - the one JSON reader, over jansson (library-internal).
+ *
+ * Shared by config.json, safetensors headers, catalog files and HTTP bodies.
+ * Parsing rejects invalid UTF-8, NaN/Infinity, duplicate keys (jansson's
+ * JSON_REJECT_DUPLICATES) and nesting deeper than jansson's compiled limit,
+ * and reports "line:column" in err->where. Field getters report the JSON
+ * path ("$.text_config.num_hidden_layers") of a missing or mistyped field.
+ */
+#ifndef GPUPLAN_JSON_INTERNAL_H
+#define GPUPLAN_JSON_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuplan/error.h"
+
+/* Largest JSON document any reader accepts (a safetensors header cap is 100 MB). */
+#define GPUPLAN_JSON_MAX_BYTES (100ULL * 1000ULL * 1000ULL)
+
+/*
+ * Parse `len` bytes (not NUL-terminated) into *out (owned by the caller:
+ * json_decref). `where` names the input in errors (a file name).
+ * The top-level value must be an object when `want_object`.
+ */
+enum gpuplan_status gpuplan_json_parse(const uint8_t *data,
+                                       size_t len,
+                                       const char *where,
+                                       bool want_object,
+                                       json_t **out,
+                                       struct gpuplan_error *err);
+
+/*
+ * Typed getters. `path` is the JSON path of `obj` for messages ("$" at the
+ * top). A missing key returns GPUPLAN_OK and leaves *out unchanged when
+ * `required` is false; wrong types, negatives, fractions and overflow are
+ * always errors (GPUPLAN_ERR_INVALID_CONFIG).
+ */
+enum gpuplan_status gpuplan_json_get_u64(const json_t *obj,
+                                         const char *key,
+                                         const char *where,
+                                         const char *path,
+                                         bool required,
+                                         uint64_t *out,
+                                         struct gpuplan_error *err);
+enum gpuplan_status gpuplan_json_get_double(const json_t *obj,
+                                            const char *key,
+                                            const char *where,
+                                            const char *path,
+                                            bool required,
+                                            double *out,
+                                            struct gpuplan_error *err);
+enum gpuplan_status gpuplan_json_get_bool(const json_t *obj,
+                                          const char *key,
+                                          const char *where,
+                                          const char *path,
+                                          bool required,
+                                          bool *out,
+                                          struct gpuplan_error *err);
+/* Copies into out[out_size] (truncation is an error). */
+enum gpuplan_status gpuplan_json_get_string(const json_t *obj,
+                                            const char *key,
+                                            const char *where,
+                                            const char *path,
+                                            bool required,
+                                            char *out,
+                                            size_t out_size,
+                                            struct gpuplan_error *err);
+
+/* JSON integer or integral real to uint64_t; false otherwise. */
+bool gpuplan_json_as_u64(const json_t *value, uint64_t *out);
+
+#endif

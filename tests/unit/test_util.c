@@ -1,0 +1,131 @@
+/*
+ * test_util.c - error record, buffer limits, unit parsing, dtype table.
+ */
+#include "test_common.h"
+
+#include "gpuplan/gpuplan.h"
+
+static void test_error_set_and_names(void **state)
+{
+    (void)state;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_error_set(&err, GPUPLAN_ERR_NOT_FOUND, "x.json", "unknown '%s'", "abc"),
+                     GPUPLAN_ERR_NOT_FOUND);
+    assert_string_equal(err.message, "unknown 'abc'");
+    assert_string_equal(err.where, "x.json");
+    gpuplan_error_where_prefix(&err, "dir/");
+    assert_string_equal(err.where, "dir/x.json");
+    assert_string_equal(gpuplan_status_name(GPUPLAN_ERR_NOT_FOUND), "not_found");
+    assert_int_equal(gpuplan_status_http(GPUPLAN_ERR_TOO_LARGE), 413);
+    assert_int_equal(gpuplan_status_http(GPUPLAN_ERR_INVALID_CONFIG), 422);
+    assert_string_equal(gpuplan_status_name((enum gpuplan_status)999), "internal");
+}
+
+static void test_buf_limit_is_sticky(void **state)
+{
+    (void)state;
+    struct gpuplan_buf b;
+    gpuplan_buf_init(&b, 10);
+    gpuplan_buf_puts(&b, "12345");
+    gpuplan_buf_printf(&b, "%d", 678);
+    assert_string_equal(gpuplan_buf_str(&b), "12345678");
+    gpuplan_buf_puts(&b, "abc");
+    assert_int_equal(b.failed, GPUPLAN_ERR_TOO_LARGE);
+    gpuplan_buf_puts(&b, "x");
+    assert_string_equal(gpuplan_buf_str(&b), "12345678");
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_buf_status(&b, &err), GPUPLAN_ERR_TOO_LARGE);
+    gpuplan_buf_release(&b);
+
+    gpuplan_buf_init(&b, 0);
+    for (int i = 0; i < 1000; i++)
+        gpuplan_buf_printf(&b, "%0300d", i);
+    assert_int_equal(b.len, 300000);
+    assert_int_equal(b.failed, GPUPLAN_OK);
+    gpuplan_buf_release(&b);
+}
+
+static void test_parse_bytes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int ok;
+        uint64_t bytes;
+    } rows[] = {
+        { "80GB", 1, 80000000000ULL },
+        { "80 GiB", 1, 85899345920ULL },
+        { "141gb", 1, 141000000000ULL },
+        { "1.5TB", 1, 1500000000000ULL },
+        { "512MiB", 1, 536870912ULL },
+        { "4096", 1, 4096 },
+        { "", 0, 0 },
+        { "-1GB", 0, 0 },
+        { "1e30TB", 0, 0 },
+        { "12 parsecs", 0, 0 },
+        { "nan", 0, 0 },
+        { "0.5", 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint64_t v = 0;
+        bool ok = gpuplan_parse_bytes(rows[i].text, &v);
+        assert_int_equal(ok, rows[i].ok);
+        if (ok)
+            assert_int_equal(v, rows[i].bytes);
+    }
+}
+
+static void test_parse_count(void **state)
+{
+    (void)state;
+    uint64_t v;
+    assert_true(gpuplan_parse_count("70e9", &v));
+    assert_int_equal(v, 70000000000ULL);
+    assert_true(gpuplan_parse_count("8k", &v));
+    assert_int_equal(v, 8000);
+    assert_true(gpuplan_parse_count("1.5M", &v));
+    assert_int_equal(v, 1500000);
+    assert_false(gpuplan_parse_count("8kb", &v));
+    assert_false(gpuplan_parse_count("1.5", &v));
+    assert_false(gpuplan_parse_count("99999999999999999999999", &v));
+    double d;
+    assert_true(gpuplan_parse_double("0.25", &d));
+    assert_false(gpuplan_parse_double("0.25x", &d));
+    assert_false(gpuplan_parse_double("inf", &d));
+}
+
+static void test_dtype_table(void **state)
+{
+    (void)state;
+    assert_true(gpuplan_dtype_bits(GPUPLAN_DTYPE_BF16) == 16.0);
+    assert_true(gpuplan_dtype_bits(GPUPLAN_DTYPE_Q4_K) == 4.5);
+    assert_true(gpuplan_dtype_bits(GPUPLAN_DTYPE_Q6_K) == 6.5625);
+    assert_true(gpuplan_dtype_bits(GPUPLAN_DTYPE_NF4) == 4.5);
+    double dq = gpuplan_dtype_bits(GPUPLAN_DTYPE_NF4_DQ);
+    assert_true(dq > 4.1269 && dq < 4.1271);
+    assert_int_equal(gpuplan_dtype_from_ggml(12), GPUPLAN_DTYPE_Q4_K);
+    assert_int_equal(gpuplan_dtype_from_ggml(4), GPUPLAN_DTYPE_UNKNOWN);
+    assert_int_equal(gpuplan_dtype_from_ggml(30), GPUPLAN_DTYPE_BF16);
+    assert_int_equal(gpuplan_dtype_from_safetensors("BF16", 4), GPUPLAN_DTYPE_BF16);
+    assert_int_equal(gpuplan_dtype_from_safetensors("Q4_K", 4), GPUPLAN_DTYPE_UNKNOWN);
+    assert_int_equal(gpuplan_dtype_from_name("bfloat16"), GPUPLAN_DTYPE_BF16);
+    uint64_t bytes;
+    assert_true(gpuplan_dtype_bytes(GPUPLAN_DTYPE_Q4_K, 512, true, &bytes));
+    assert_int_equal(bytes, 288);
+    assert_false(gpuplan_dtype_bytes(GPUPLAN_DTYPE_Q4_K, 100, true, &bytes));
+    assert_true(gpuplan_dtype_bytes(GPUPLAN_DTYPE_F6_E2M3, 8, true, &bytes));
+    assert_int_equal(bytes, 6);
+    assert_false(gpuplan_dtype_bytes(GPUPLAN_DTYPE_F64, UINT64_MAX, true, &bytes));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_error_set_and_names), cmocka_unit_test(test_buf_limit_is_sticky),
+        cmocka_unit_test(test_parse_bytes),         cmocka_unit_test(test_parse_count),
+        cmocka_unit_test(test_dtype_table),
+    };
+    return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
