@@ -18,10 +18,10 @@ SAN        ?=
 FUZZ_SECONDS ?= 60
 
 ifeq ($(SAN),)
-BUILD      := build
+BUILD      ?= build
 SANFLAGS   :=
 else
-BUILD      := build-san
+BUILD      ?= build-san
 SANFLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 
@@ -101,10 +101,14 @@ check: deps-test $(BUILD)/gpuplan $(UNIT_BIN) $(REPLAY_BIN)
 accuracy: all
 	@python3 validation/accuracy.py --gpuplan $(BUILD)/gpuplan
 
-bench: all $(BUILD)/tests/bench_main
-	@scripts/bench.sh $(BUILD)
+# Each tests/bench/bench_*.c is a program that prints its own figures.
+BENCH_SRC  := $(sort $(wildcard tests/bench/bench_*.c))
+BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+bench: all $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+	@[ ! -x scripts/bench-extra.sh ] || BUILD=$(BUILD) scripts/bench-extra.sh
 
-$(BUILD)/tests/bench_main: tests/bench/bench_main.c $(BUILD)/libgpuplan.a
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libgpuplan.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
