@@ -1,0 +1,81 @@
+#!/bin/sh
+# Check validation/gpu/measure.py without a GPU: it byte-compiles, its
+# --dry-run lists the grid from the fixture configs (no torch needed), a
+# filter narrows the grid, and a missing config directory is an error.
+# Skips (0 passed, 0 failed) when python3 is not installed.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+script=$root/validation/gpu/measure.py
+passed=0
+failed=0
+ok() {
+    passed=$((passed + 1))
+    echo "ok $1"
+}
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL $1"
+}
+
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "note: python3 not found; gpu_script checks skipped"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+shared=${GPUPLAN_SHARED:-$root/../shared}
+configs=$shared/fixtures/hf-configs
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Byte-compile to a scratch file so no __pycache__ lands in the tree.
+if python3 -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' \
+    "$script" "$tmp/measure.pyc" >"$tmp/log" 2>&1; then
+    ok "py_compile"
+else
+    cat "$tmp/log"
+    fail "py_compile"
+fi
+
+if PYTHONDONTWRITEBYTECODE=1 python3 "$script" --dry-run --configs "$configs" --out "$tmp/out.csv" \
+    --configs-out "$tmp/configs" >"$tmp/dry" 2>&1; then
+    ok "dry-run exits 0"
+else
+    cat "$tmp/dry"
+    fail "dry-run exits 0"
+fi
+
+n=$(sed -n 's/^\([0-9][0-9]*\) configurations;.*/\1/p' "$tmp/dry")
+listed=$(grep -c '^ *[0-9][0-9]*  ' "$tmp/dry")
+if [ -n "$n" ] && [ "$n" -ge 10 ] && [ "$n" = "$listed" ]; then
+    ok "dry-run lists $n configurations"
+else
+    fail "dry-run grid count (summary '${n:-none}', listed $listed)"
+fi
+
+for want in ' full bf16-mixed ' ' full bf16 ' ' lora ' ' qlora ' 'seq 512 ' 'seq 2048 ' 'seq 4096 ' \
+    'mbs 1 ' 'mbs 4 ' 'ckpt full' 'ckpt none' ' eager' ' sdpa' 'q_proj;v_proj' 'all-linear' 'of 32 layers'; do
+    if grep -q -- "$want" "$tmp/dry"; then ok "grid covers '$want'"; else fail "grid covers '$want'"; fi
+done
+
+if [ ! -e "$tmp/out.csv" ] && [ ! -e "$tmp/configs" ]; then
+    ok "dry-run writes nothing"
+else
+    fail "dry-run wrote output files"
+fi
+
+if PYTHONDONTWRITEBYTECODE=1 python3 "$script" --dry-run --configs "$configs" --only 'llama-3.2-3b.*lora' \
+    >"$tmp/only" 2>&1 && ! grep -q 'llama-3.2-1b\|full bf16' "$tmp/only" && grep -q 'llama-3.2-3b lora' "$tmp/only"; then
+    ok "--only filters the grid"
+else
+    cat "$tmp/only"
+    fail "--only filters the grid"
+fi
+
+if PYTHONDONTWRITEBYTECODE=1 python3 "$script" --dry-run --configs "$tmp/no-such-dir" >"$tmp/bad" 2>&1; then
+    fail "missing --configs directory is an error"
+else
+    ok "missing --configs directory is an error"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
