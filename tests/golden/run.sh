@@ -8,7 +8,7 @@ set -u
 BUILD=${BUILD:-build}
 GPUPLAN=$(pwd)/$BUILD/gpuplan
 SHARED=${GPUPLAN_SHARED:-../shared}
-export GPUPLAN SHARED
+export GPUPLAN SHARED BUILD
 export LC_ALL=C LANG=C
 unset LANGUAGE LC_MESSAGES
 pass=0
