@@ -1,0 +1,321 @@
+/*
+ * cost.c - cloud run cost, cost of ownership and buy-vs-rent break-even.
+ *
+ * Formulas are in cost.h; the defaults and why each was chosen are in
+ * docs/tco.md. Every default that is not a catalog figure is an assumption
+ * named in its note, so the output shows it.
+ */
+#include "gpuplan/cost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuplan/units.h"
+
+/*
+ * Stated assumptions (docs/tco.md):
+ * - platform price without GPUs when the catalog has no platform: an 8-way
+ *   SXM/OAM server (baseboard, 2 CPUs, 2 TB RAM, NVMe, NICs) $50,000; a PCIe
+ *   server or workstation $15,000. No sourced figure: pass --platform-price.
+ * - platform power in use: 3,000 W for SXM/OAM servers, 1,000 W otherwise.
+ * - GPU load 0.8 of TDP averaged over a training run.
+ * - idle: GPUs at 10 % of TDP, platform at 50 % of its in-use power.
+ * - PUE 1.4; energy $0.12/kWh; maintenance 10 % of capex a year.
+ * - colocation (space, cooling, remote hands; energy billed apart)
+ *   $100 per kW of in-use IT power per month.
+ * - multi-server network: $2,500 per GPU (a 400 Gb/s NIC, switch port, cable).
+ * - depreciation 3 years; use 8 hours a day.
+ */
+#define ASSUME_PLATFORM_SXM_USD       50000.0
+#define ASSUME_PLATFORM_PCIE_USD      15000.0
+#define ASSUME_PLATFORM_SXM_W         3000.0
+#define ASSUME_PLATFORM_PCIE_W        1000.0
+#define ASSUME_GPU_LOAD               0.8
+#define ASSUME_GPU_IDLE_FRACTION      0.10
+#define ASSUME_PLATFORM_IDLE_FRACTION 0.50
+#define ASSUME_PUE                    1.4
+#define ASSUME_USD_PER_KWH            0.12
+#define ASSUME_MAINTENANCE_PER_YEAR   0.10
+#define ASSUME_COLO_USD_PER_KW_MONTH  100.0
+#define ASSUME_NETWORK_USD_PER_GPU    2500.0
+#define ASSUME_YEARS                  3.0
+#define ASSUME_HOURS_PER_DAY          8.0
+
+static const struct {
+    const char *flag;
+    const char *unit;
+    const char *key;
+    double min, max;
+} input_table[GPUPLAN_COST_INPUT_COUNT] = {
+    [GPUPLAN_COST_GPU_PRICE] = { "gpu-price", "USD/GPU", "gpu_price_usd", 0, 1e7 },
+    [GPUPLAN_COST_PLATFORM_PRICE] = { "platform-price", "USD/server", "platform_price_usd", 0,
+                                      1e8 },
+    [GPUPLAN_COST_RAM_PRICE] = { "ram-price", "USD/server", "ram_price_usd", 0, 1e7 },
+    [GPUPLAN_COST_NVME_PRICE] = { "nvme-price", "USD/server", "nvme_price_usd", 0, 1e7 },
+    [GPUPLAN_COST_NETWORK_PRICE] = { "network-price", "USD/server", "network_price_usd", 0, 1e8 },
+    [GPUPLAN_COST_GPU_TDP] = { "gpu-tdp", "W/GPU", "gpu_tdp_w", 0, 1e5 },
+    [GPUPLAN_COST_GPU_LOAD] = { "load", "fraction of TDP", "gpu_load", 0, 1.5 },
+    [GPUPLAN_COST_PLATFORM_POWER] = { "platform-power", "W/server", "platform_power_w", 0, 1e6 },
+    [GPUPLAN_COST_IDLE_POWER] = { "idle-power", "W/server", "idle_power_w", 0, 1e6 },
+    [GPUPLAN_COST_PUE] = { "pue", "ratio", "pue", 1, 5 },
+    [GPUPLAN_COST_POWER_PRICE] = { "power-price", "USD/kWh", "power_price_usd_per_kwh", 0, 10 },
+    [GPUPLAN_COST_MAINTENANCE] = { "maintenance", "fraction of capex/year", "maintenance_per_year",
+                                   0, 1 },
+    [GPUPLAN_COST_COLOCATION] = { "colocation", "USD/server/year", "colocation_usd_per_year", 0,
+                                  1e7 },
+    [GPUPLAN_COST_YEARS] = { "years", "years", "years", 1, GPUPLAN_TCO_MAX_YEARS },
+    [GPUPLAN_COST_HOURS_PER_DAY] = { "hours-per-day", "h/day", "hours_per_day", 0, 24 },
+    [GPUPLAN_COST_CLOUD_PRICE] = { "cloud-price", "USD/GPU-hour", "cloud_usd_per_gpu_hour", 0,
+                                   1e4 },
+};
+
+const char *gpuplan_cost_input_flag(enum gpuplan_cost_input input)
+{
+    return (unsigned)input < GPUPLAN_COST_INPUT_COUNT ? input_table[input].flag : "";
+}
+
+const char *gpuplan_cost_input_unit(enum gpuplan_cost_input input)
+{
+    return (unsigned)input < GPUPLAN_COST_INPUT_COUNT ? input_table[input].unit : "";
+}
+
+const char *gpuplan_cost_input_key(enum gpuplan_cost_input input)
+{
+    return (unsigned)input < GPUPLAN_COST_INPUT_COUNT ? input_table[input].key : "";
+}
+
+const char *gpuplan_cost_origin_name(enum gpuplan_cost_origin origin)
+{
+    switch (origin) {
+    case GPUPLAN_COST_FROM_CATALOG:
+        return "catalog";
+    case GPUPLAN_COST_FROM_USER:
+        return "user";
+    case GPUPLAN_COST_FROM_ASSUMPTION:
+    default:
+        return "assumption";
+    }
+}
+
+static void put(struct gpuplan_cost_inputs *in,
+                enum gpuplan_cost_input i,
+                double value,
+                enum gpuplan_cost_origin origin,
+                const char *note)
+{
+    in->v[i].value = value;
+    in->v[i].origin = origin;
+    snprintf(in->v[i].note, sizeof in->v[i].note, "%s", note);
+}
+
+static bool is_big_board(const char *form_factor)
+{
+    return strcmp(form_factor, "sxm") == 0 || strcmp(form_factor, "oam") == 0 ||
+           strcmp(form_factor, "superchip") == 0;
+}
+
+enum gpuplan_status gpuplan_cost_inputs_init(struct gpuplan_cost_inputs *in,
+                                             const struct gpuplan_gpu *gpu,
+                                             uint32_t n_gpus,
+                                             const struct gpuplan_platform *platform,
+                                             struct gpuplan_error *err)
+{
+    memset(in, 0, sizeof *in);
+    if (n_gpus == 0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "GPU count is 0; must be >= 1");
+    char note[192];
+    in->n_gpus = n_gpus;
+    snprintf(in->gpu_id, sizeof in->gpu_id, "%s", gpu->id);
+    /* Without a platform record: 8 GPUs per server (HGX/OAM boards and common PCIe servers). */
+    const uint32_t per_server = platform && platform->max_gpus > 0 ? platform->max_gpus : 8;
+    in->n_servers = (n_gpus + per_server - 1) / per_server;
+
+    if (gpu->price_usd > 0) {
+        snprintf(note, sizeof note, "catalog %s price_usd (%s)", gpu->id, gpu->price_date);
+        put(in, GPUPLAN_COST_GPU_PRICE, gpu->price_usd, GPUPLAN_COST_FROM_CATALOG, note);
+    } else {
+        put(in, GPUPLAN_COST_GPU_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
+            "no catalog price: pass --gpu-price");
+    }
+    if (gpu->cloud_usd_per_hour > 0) {
+        snprintf(note, sizeof note, "catalog %s cloud_usd_per_hour (%s)", gpu->id, gpu->cloud_date);
+        put(in, GPUPLAN_COST_CLOUD_PRICE, gpu->cloud_usd_per_hour, GPUPLAN_COST_FROM_CATALOG, note);
+    } else {
+        put(in, GPUPLAN_COST_CLOUD_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
+            "no catalog cloud rate: pass --cloud-price");
+    }
+    const bool big = is_big_board(gpu->form_factor);
+    if (platform && platform->base_price_usd > 0) {
+        snprintf(in->platform_id, sizeof in->platform_id, "%s", platform->id);
+        snprintf(note, sizeof note, "catalog %s base_price_usd", platform->id);
+        put(in, GPUPLAN_COST_PLATFORM_PRICE, platform->base_price_usd, GPUPLAN_COST_FROM_CATALOG,
+            note);
+    } else {
+        put(in, GPUPLAN_COST_PLATFORM_PRICE,
+            big ? ASSUME_PLATFORM_SXM_USD : ASSUME_PLATFORM_PCIE_USD, GPUPLAN_COST_FROM_ASSUMPTION,
+            big ? "assumption: 8-way SXM/OAM server without GPUs (no sourced figure)"
+                : "assumption: PCIe server without GPUs (no sourced figure)");
+    }
+    if (platform && platform->base_power_w > 0) {
+        snprintf(note, sizeof note, "catalog %s base_power_w", platform->id);
+        put(in, GPUPLAN_COST_PLATFORM_POWER, platform->base_power_w, GPUPLAN_COST_FROM_CATALOG,
+            note);
+    } else {
+        put(in, GPUPLAN_COST_PLATFORM_POWER, big ? ASSUME_PLATFORM_SXM_W : ASSUME_PLATFORM_PCIE_W,
+            GPUPLAN_COST_FROM_ASSUMPTION, "assumption: CPUs, RAM, fans, NICs, switches in use");
+    }
+    put(in, GPUPLAN_COST_RAM_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
+        "assumption: included in the platform price");
+    put(in, GPUPLAN_COST_NVME_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
+        "assumption: included in the platform price");
+    if (in->n_servers > 1) {
+        const double usd = ASSUME_NETWORK_USD_PER_GPU * n_gpus / in->n_servers;
+        put(in, GPUPLAN_COST_NETWORK_PRICE, usd, GPUPLAN_COST_FROM_ASSUMPTION,
+            "assumption: $2,500 per GPU for a 400 Gb/s NIC, switch port and cable");
+    } else {
+        put(in, GPUPLAN_COST_NETWORK_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
+            "assumption: one server, no cluster network");
+    }
+    snprintf(note, sizeof note, "catalog %s tdp_w", gpu->id);
+    put(in, GPUPLAN_COST_GPU_TDP, gpu->tdp_w, GPUPLAN_COST_FROM_CATALOG, note);
+    put(in, GPUPLAN_COST_GPU_LOAD, ASSUME_GPU_LOAD, GPUPLAN_COST_FROM_ASSUMPTION,
+        "assumption: average board power while training");
+    const double idle = ASSUME_GPU_IDLE_FRACTION * gpu->tdp_w * per_server +
+                        ASSUME_PLATFORM_IDLE_FRACTION * in->v[GPUPLAN_COST_PLATFORM_POWER].value;
+    put(in, GPUPLAN_COST_IDLE_POWER, idle, GPUPLAN_COST_FROM_ASSUMPTION,
+        "assumption: GPUs at 10 % of TDP, platform at 50 %, when not in use");
+    put(in, GPUPLAN_COST_PUE, ASSUME_PUE, GPUPLAN_COST_FROM_ASSUMPTION,
+        "assumption: modern colocation facility");
+    put(in, GPUPLAN_COST_POWER_PRICE, ASSUME_USD_PER_KWH, GPUPLAN_COST_FROM_ASSUMPTION,
+        "assumption: commercial electricity");
+    put(in, GPUPLAN_COST_MAINTENANCE, ASSUME_MAINTENANCE_PER_YEAR, GPUPLAN_COST_FROM_ASSUMPTION,
+        "assumption: support contract and spares");
+    const double it_kw =
+        (gpu->tdp_w * per_server * ASSUME_GPU_LOAD + in->v[GPUPLAN_COST_PLATFORM_POWER].value) /
+        GPUPLAN_W_PER_KW;
+    put(in, GPUPLAN_COST_COLOCATION, ASSUME_COLO_USD_PER_KW_MONTH * it_kw * GPUPLAN_MONTHS_PER_YEAR,
+        GPUPLAN_COST_FROM_ASSUMPTION,
+        "assumption: $100 per kW of IT load per month, energy billed apart");
+    put(in, GPUPLAN_COST_YEARS, ASSUME_YEARS, GPUPLAN_COST_FROM_ASSUMPTION,
+        "assumption: straight-line depreciation");
+    put(in, GPUPLAN_COST_HOURS_PER_DAY, ASSUME_HOURS_PER_DAY, GPUPLAN_COST_FROM_ASSUMPTION,
+        "assumption: one working day");
+    return GPUPLAN_OK;
+}
+
+enum gpuplan_status gpuplan_cost_inputs_set(struct gpuplan_cost_inputs *in,
+                                            enum gpuplan_cost_input input,
+                                            double value,
+                                            struct gpuplan_error *err)
+{
+    if ((unsigned)input >= GPUPLAN_COST_INPUT_COUNT)
+        return gpuplan_error_set(err, GPUPLAN_ERR_INTERNAL, NULL, "unknown cost input %d",
+                                 (int)input);
+    const double lo = input_table[input].min, hi = input_table[input].max;
+    if (!isfinite(value) || value < lo || value > hi) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'--%s' is %g; must be in %g..%g %s",
+                          input_table[input].flag, value, lo, hi, input_table[input].unit);
+        return GPUPLAN_ERR_USAGE;
+    }
+    put(in, input, value, GPUPLAN_COST_FROM_USER, "user");
+    return GPUPLAN_OK;
+}
+
+double gpuplan_cost_cloud_run_usd(double hours, uint32_t n_gpus, double usd_per_gpu_hour)
+{
+    return hours * n_gpus * usd_per_gpu_hour;
+}
+
+enum gpuplan_status gpuplan_tco_compute(const struct gpuplan_cost_inputs *in,
+                                        struct gpuplan_tco *out,
+                                        struct gpuplan_error *err)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++) {
+        const double v = in->v[i].value;
+        if (!isfinite(v) || v < input_table[i].min || v > input_table[i].max)
+            return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                     "'%s' is %g; must be in %g..%g %s", input_table[i].flag, v,
+                                     input_table[i].min, input_table[i].max, input_table[i].unit);
+    }
+    if (!(in->v[GPUPLAN_COST_GPU_PRICE].value > 0)) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "no purchase price for GPU '%s'",
+                          in->gpu_id);
+        gpuplan_error_hint(err, "pass --gpu-price USD");
+        return GPUPLAN_ERR_USAGE;
+    }
+    if (!(in->v[GPUPLAN_COST_CLOUD_PRICE].value > 0)) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "no cloud rate for GPU '%s'", in->gpu_id);
+        gpuplan_error_hint(err, "pass --cloud-price USD_PER_GPU_HOUR");
+        return GPUPLAN_ERR_USAGE;
+    }
+    const double n = in->n_gpus, servers = in->n_servers ? in->n_servers : 1;
+    double v[GPUPLAN_COST_INPUT_COUNT];
+    for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++)
+        v[i] = in->v[i].value;
+    const double years = v[GPUPLAN_COST_YEARS];
+    const double hours = v[GPUPLAN_COST_HOURS_PER_DAY];
+    const double days = GPUPLAN_DAYS_PER_MONTH;
+    const double kwh_price = v[GPUPLAN_COST_POWER_PRICE];
+
+    out->capex_usd = n * v[GPUPLAN_COST_GPU_PRICE] +
+                     servers * (v[GPUPLAN_COST_PLATFORM_PRICE] + v[GPUPLAN_COST_RAM_PRICE] +
+                                v[GPUPLAN_COST_NVME_PRICE] + v[GPUPLAN_COST_NETWORK_PRICE]);
+    out->power_in_use_kw = (n * v[GPUPLAN_COST_GPU_TDP] * v[GPUPLAN_COST_GPU_LOAD] +
+                            servers * v[GPUPLAN_COST_PLATFORM_POWER]) *
+                           v[GPUPLAN_COST_PUE] / GPUPLAN_W_PER_KW;
+    out->power_idle_kw =
+        servers * v[GPUPLAN_COST_IDLE_POWER] * v[GPUPLAN_COST_PUE] / GPUPLAN_W_PER_KW;
+    out->months = years * GPUPLAN_MONTHS_PER_YEAR;
+    out->monthly_depreciation_usd = out->capex_usd / out->months;
+    out->monthly_energy_usd =
+        (out->power_in_use_kw * hours + out->power_idle_kw * (GPUPLAN_HOURS_PER_DAY - hours)) *
+        days * kwh_price;
+    out->monthly_maintenance_usd =
+        out->capex_usd * v[GPUPLAN_COST_MAINTENANCE] / GPUPLAN_MONTHS_PER_YEAR;
+    out->monthly_colocation_usd = servers * v[GPUPLAN_COST_COLOCATION] / GPUPLAN_MONTHS_PER_YEAR;
+    out->monthly_opex_usd =
+        out->monthly_energy_usd + out->monthly_maintenance_usd + out->monthly_colocation_usd;
+    out->monthly_own_usd = out->monthly_depreciation_usd + out->monthly_opex_usd;
+    const double cloud_per_hour = n * v[GPUPLAN_COST_CLOUD_PRICE];
+    out->monthly_cloud_usd = cloud_per_hour * hours * days;
+    const double used_gpu_hours = n * hours * days;
+    out->own_per_used_gpu_hour_usd = used_gpu_hours > 0 ? out->monthly_own_usd / used_gpu_hours : 0;
+
+    /* capex + opex * m = cloud * m  =>  m = capex / (cloud - opex) */
+    const double margin = out->monthly_cloud_usd - out->monthly_opex_usd;
+    if (margin > 0) {
+        const double m = out->capex_usd / margin;
+        if (m <= out->months) {
+            out->has_break_even_months = true;
+            out->break_even_months = m;
+        }
+    }
+    /*
+     * Over the period M: capex + M (maint + colo) + M D (h P_use + (24 - h) P_idle) c
+     *                  = M D h N rate
+     *   => h = (capex + M (maint + colo) + M D 24 P_idle c) / (M D (N rate - (P_use - P_idle) c))
+     */
+    const double fixed =
+        out->capex_usd +
+        out->months * (out->monthly_maintenance_usd + out->monthly_colocation_usd) +
+        out->months * days * GPUPLAN_HOURS_PER_DAY * out->power_idle_kw * kwh_price;
+    const double per_hour =
+        out->months * days *
+        (cloud_per_hour - (out->power_in_use_kw - out->power_idle_kw) * kwh_price);
+    if (per_hour > 0) {
+        const double h = fixed / per_hour;
+        if (h <= GPUPLAN_HOURS_PER_DAY) {
+            out->has_break_even_hours_per_day = true;
+            out->break_even_hours_per_day = h;
+        }
+    }
+    const uint32_t n_months = (uint32_t)lround(out->months);
+    out->n_points = n_months + 1;
+    for (uint32_t m = 0; m <= n_months && m <= GPUPLAN_TCO_MAX_MONTHS; m++) {
+        out->cumulative_own_usd[m] = out->capex_usd + out->monthly_opex_usd * m;
+        out->cumulative_cloud_usd[m] = out->monthly_cloud_usd * m;
+    }
+    return GPUPLAN_OK;
+}

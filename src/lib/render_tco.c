@@ -1,0 +1,443 @@
+/*
+ * render_tco.c - `gpuplan tco` output (text with a character chart, JSON,
+ * HTML with an inline SVG chart) and the throughput block that the estimate
+ * renderer embeds.
+ *
+ * Numbers are rounded here only: money to cents, hours and months to 0.01,
+ * rates to 4 significant figures in JSON (JSON_REAL_PRECISION). Not here:
+ * any arithmetic on the results (cost.c, throughput.c).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuplan/cost.h"
+#include "gpuplan/render.h"
+#include "gpuplan/throughput.h"
+#include "gpuplan/units.h"
+
+#define JSON_FLAGS (JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII)
+
+#define CHART_ROWS 12
+#define CHART_COLS 60
+#define SVG_W      640
+#define SVG_H      320
+#define SVG_PAD    48
+
+static double round_to(double v, double step)
+{
+    return round(v / step) * step;
+}
+
+static void html_escape(struct gpuplan_buf *out, const char *text)
+{
+    for (const char *c = text; *c; c++) {
+        switch (*c) {
+        case '<':
+            gpuplan_buf_puts(out, "&lt;");
+            break;
+        case '>':
+            gpuplan_buf_puts(out, "&gt;");
+            break;
+        case '&':
+            gpuplan_buf_puts(out, "&amp;");
+            break;
+        case '"':
+            gpuplan_buf_puts(out, "&quot;");
+            break;
+        default:
+            gpuplan_buf_append(out, c, 1);
+            break;
+        }
+    }
+}
+
+/* "$1,234,567" (whole dollars, locale-independent). */
+static void format_usd(char *dst, size_t size, double usd)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", fabs(round(usd)));
+    const size_t n = strlen(digits);
+    size_t j = 0;
+    if (usd < 0 && j + 1 < size)
+        dst[j++] = '-';
+    if (j + 1 < size)
+        dst[j++] = '$';
+    for (size_t i = 0; i < n && j + 1 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0 && j + 1 < size)
+            dst[j++] = ',';
+        dst[j++] = digits[i];
+    }
+    dst[j] = 0;
+}
+
+static void text_inputs(const struct gpuplan_cost_inputs *in, struct gpuplan_buf *out)
+{
+    gpuplan_buf_puts(out, "inputs:\n");
+    for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++) {
+        const struct gpuplan_cost_value *v = &in->v[i];
+        gpuplan_buf_printf(out, "  %-16s %12.6g %-24s %-10s %s\n",
+                           gpuplan_cost_input_flag((enum gpuplan_cost_input)i), v->value,
+                           gpuplan_cost_input_unit((enum gpuplan_cost_input)i),
+                           gpuplan_cost_origin_name(v->origin),
+                           v->origin == GPUPLAN_COST_FROM_USER ? "" : v->note);
+    }
+}
+
+static void text_chart(const struct gpuplan_tco *tco, struct gpuplan_buf *out)
+{
+    if (tco->n_points < 2)
+        return;
+    const uint32_t last = tco->n_points - 1;
+    double top = 0;
+    for (uint32_t m = 0; m <= last; m++)
+        top = fmax(top, fmax(tco->cumulative_own_usd[m], tco->cumulative_cloud_usd[m]));
+    if (!(top > 0))
+        return;
+    char grid[CHART_ROWS][CHART_COLS + 1];
+    memset(grid, ' ', sizeof grid);
+    for (int r = 0; r < CHART_ROWS; r++)
+        grid[r][CHART_COLS] = 0;
+    for (int col = 0; col < CHART_COLS; col++) {
+        const uint32_t m = (uint32_t)lround((double)col * last / (CHART_COLS - 1));
+        const int own = (int)lround(tco->cumulative_own_usd[m] / top * (CHART_ROWS - 1));
+        const int cloud = (int)lround(tco->cumulative_cloud_usd[m] / top * (CHART_ROWS - 1));
+        grid[CHART_ROWS - 1 - own][col] = 'o';
+        grid[CHART_ROWS - 1 - cloud][col] = own == cloud ? '*' : 'c';
+    }
+    char label[32];
+    gpuplan_buf_puts(out, "\ncumulative cost (o own, c cloud, * both):\n");
+    for (int r = 0; r < CHART_ROWS; r++) {
+        label[0] = 0;
+        if (r == 0 || r == CHART_ROWS - 1)
+            format_usd(label, sizeof label, top * (CHART_ROWS - 1 - r) / (CHART_ROWS - 1));
+        gpuplan_buf_printf(out, "%12s |%s\n", label, grid[r]);
+    }
+    gpuplan_buf_printf(out, "%12s +", "");
+    for (int col = 0; col < CHART_COLS; col++)
+        gpuplan_buf_puts(out, "-");
+    gpuplan_buf_printf(out, "\n%12s  0%*s%u months\n", "", CHART_COLS - 8, "", last);
+}
+
+static void render_text(const struct gpuplan_cost_inputs *in,
+                        const struct gpuplan_tco *tco,
+                        struct gpuplan_buf *out)
+{
+    char a[32], b[32];
+    gpuplan_buf_printf(out, "own vs rent: %u x %s in %u server%s, %.4g h/day, %.4g years\n\n",
+                       in->n_gpus, in->gpu_id, in->n_servers, in->n_servers == 1 ? "" : "s",
+                       in->v[GPUPLAN_COST_HOURS_PER_DAY].value, in->v[GPUPLAN_COST_YEARS].value);
+    text_inputs(in, out);
+    format_usd(a, sizeof a, tco->capex_usd);
+    gpuplan_buf_printf(out, "\ncapex                 %14s\n", a);
+    gpuplan_buf_printf(out, "power in use / idle   %11.2f kW / %.2f kW (incl. PUE)\n",
+                       tco->power_in_use_kw, tco->power_idle_kw);
+    gpuplan_buf_puts(out, "\nper month             own           cloud\n");
+    format_usd(a, sizeof a, tco->monthly_own_usd);
+    format_usd(b, sizeof b, tco->monthly_cloud_usd);
+    gpuplan_buf_printf(out, "  total          %12s    %12s\n", a, b);
+    format_usd(a, sizeof a, tco->monthly_depreciation_usd);
+    gpuplan_buf_printf(out, "  depreciation   %12s\n", a);
+    format_usd(a, sizeof a, tco->monthly_energy_usd);
+    gpuplan_buf_printf(out, "  energy         %12s\n", a);
+    format_usd(a, sizeof a, tco->monthly_maintenance_usd);
+    gpuplan_buf_printf(out, "  maintenance    %12s\n", a);
+    format_usd(a, sizeof a, tco->monthly_colocation_usd);
+    gpuplan_buf_printf(out, "  colocation     %12s\n", a);
+    gpuplan_buf_printf(out, "  per used GPU-hour  $%.2f own vs $%.2f cloud\n\n",
+                       tco->own_per_used_gpu_hour_usd, in->v[GPUPLAN_COST_CLOUD_PRICE].value);
+    if (tco->has_break_even_months)
+        gpuplan_buf_printf(out, "break-even            %.1f months at %.4g h/day\n",
+                           tco->break_even_months, in->v[GPUPLAN_COST_HOURS_PER_DAY].value);
+    else
+        gpuplan_buf_printf(out, "break-even            never within %.0f months at %.4g h/day\n",
+                           tco->months, in->v[GPUPLAN_COST_HOURS_PER_DAY].value);
+    if (tco->has_break_even_hours_per_day)
+        gpuplan_buf_printf(out, "owning pays off above %.1f h/day over %.0f months\n",
+                           tco->break_even_hours_per_day, tco->months);
+    else
+        gpuplan_buf_printf(out, "owning does not pay off over %.0f months even at 24 h/day\n",
+                           tco->months);
+    text_chart(tco, out);
+}
+
+static json_t *json_money(double usd)
+{
+    return json_real(round_to(usd, 0.01));
+}
+
+static json_t *tco_json(const struct gpuplan_cost_inputs *in, const struct gpuplan_tco *tco)
+{
+    json_t *root = json_object();
+    json_t *inputs = json_object();
+    json_t *monthly = json_object();
+    json_t *cum = json_object();
+    json_t *own = json_array();
+    json_t *cloud = json_array();
+    if (!root || !inputs || !monthly || !cum || !own || !cloud) {
+        json_decref(root);
+        json_decref(inputs);
+        json_decref(monthly);
+        json_decref(cum);
+        json_decref(own);
+        json_decref(cloud);
+        return NULL;
+    }
+    int bad = 0;
+    bad |= json_object_set_new(root, "schema_version", json_integer(1));
+    bad |= json_object_set_new(root, "gpu", json_string(in->gpu_id));
+    bad |= json_object_set_new(root, "platform",
+                               in->platform_id[0] ? json_string(in->platform_id) : json_null());
+    bad |= json_object_set_new(root, "n_gpus", json_integer(in->n_gpus));
+    bad |= json_object_set_new(root, "n_servers", json_integer(in->n_servers));
+    for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++) {
+        const struct gpuplan_cost_value *v = &in->v[i];
+        json_t *item = json_pack("{s:f, s:s, s:s, s:s}", "value", v->value, "unit",
+                                 gpuplan_cost_input_unit((enum gpuplan_cost_input)i), "origin",
+                                 gpuplan_cost_origin_name(v->origin), "note", v->note);
+        bad |=
+            json_object_set_new(inputs, gpuplan_cost_input_key((enum gpuplan_cost_input)i), item);
+    }
+    bad |= json_object_set_new(root, "inputs", inputs);
+    bad |= json_object_set_new(root, "capex_usd", json_money(tco->capex_usd));
+    bad |= json_object_set_new(root, "power_in_use_kw",
+                               json_real(round_to(tco->power_in_use_kw, 0.001)));
+    bad |=
+        json_object_set_new(root, "power_idle_kw", json_real(round_to(tco->power_idle_kw, 0.001)));
+    bad |= json_object_set_new(root, "months", json_real(tco->months));
+    bad |= json_object_set_new(monthly, "own", json_money(tco->monthly_own_usd));
+    bad |= json_object_set_new(monthly, "cloud", json_money(tco->monthly_cloud_usd));
+    bad |= json_object_set_new(monthly, "depreciation", json_money(tco->monthly_depreciation_usd));
+    bad |= json_object_set_new(monthly, "energy", json_money(tco->monthly_energy_usd));
+    bad |= json_object_set_new(monthly, "maintenance", json_money(tco->monthly_maintenance_usd));
+    bad |= json_object_set_new(monthly, "colocation", json_money(tco->monthly_colocation_usd));
+    bad |= json_object_set_new(root, "monthly_usd", monthly);
+    bad |= json_object_set_new(root, "own_per_used_gpu_hour_usd",
+                               json_money(tco->own_per_used_gpu_hour_usd));
+    bad |= json_object_set_new(root, "break_even_months",
+                               tco->has_break_even_months
+                                   ? json_real(round_to(tco->break_even_months, 0.01))
+                                   : json_null());
+    bad |= json_object_set_new(root, "break_even_hours_per_day",
+                               tco->has_break_even_hours_per_day
+                                   ? json_real(round_to(tco->break_even_hours_per_day, 0.01))
+                                   : json_null());
+    for (uint32_t m = 0; m < tco->n_points && m <= GPUPLAN_TCO_MAX_MONTHS; m++) {
+        bad |= json_array_append_new(own, json_money(tco->cumulative_own_usd[m]));
+        bad |= json_array_append_new(cloud, json_money(tco->cumulative_cloud_usd[m]));
+    }
+    bad |= json_object_set_new(cum, "own", own);
+    bad |= json_object_set_new(cum, "cloud", cloud);
+    bad |= json_object_set_new(root, "cumulative_usd", cum);
+    if (bad) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+static void svg_polyline(struct gpuplan_buf *out,
+                         const double *series,
+                         uint32_t n,
+                         double top,
+                         const char *colour)
+{
+    gpuplan_buf_printf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+                       colour);
+    const double w = SVG_W - 2 * SVG_PAD, h = SVG_H - 2 * SVG_PAD;
+    for (uint32_t m = 0; m < n; m++) {
+        const double x = SVG_PAD + w * m / (n > 1 ? n - 1 : 1);
+        const double y = SVG_H - SVG_PAD - h * series[m] / top;
+        gpuplan_buf_printf(out, "%s%.1f,%.1f", m ? " " : "", x, y);
+    }
+    gpuplan_buf_puts(out, "\"/>\n");
+}
+
+static void render_html(const struct gpuplan_cost_inputs *in,
+                        const struct gpuplan_tco *tco,
+                        struct gpuplan_buf *out)
+{
+    char a[32], b[32];
+    gpuplan_buf_puts(out, "<section class=\"gpuplan-tco\">\n<h2>Own vs rent: ");
+    gpuplan_buf_printf(out, "%u &times; ", in->n_gpus);
+    html_escape(out, in->gpu_id);
+    gpuplan_buf_puts(out, "</h2>\n<table>\n<tr><th>input</th><th>value</th><th>unit</th>"
+                          "<th>origin</th><th>note</th></tr>\n");
+    for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++) {
+        const struct gpuplan_cost_value *v = &in->v[i];
+        gpuplan_buf_printf(out, "<tr><td>%s</td><td>%.6g</td><td>",
+                           gpuplan_cost_input_flag((enum gpuplan_cost_input)i), v->value);
+        html_escape(out, gpuplan_cost_input_unit((enum gpuplan_cost_input)i));
+        gpuplan_buf_printf(out, "</td><td>%s</td><td>", gpuplan_cost_origin_name(v->origin));
+        html_escape(out, v->note);
+        gpuplan_buf_puts(out, "</td></tr>\n");
+    }
+    gpuplan_buf_puts(out, "</table>\n<table>\n");
+    format_usd(a, sizeof a, tco->capex_usd);
+    gpuplan_buf_printf(out, "<tr><th>capex</th><td>%s</td></tr>\n", a);
+    format_usd(a, sizeof a, tco->monthly_own_usd);
+    format_usd(b, sizeof b, tco->monthly_cloud_usd);
+    gpuplan_buf_printf(out, "<tr><th>per month, own</th><td>%s</td></tr>\n", a);
+    gpuplan_buf_printf(out, "<tr><th>per month, cloud</th><td>%s</td></tr>\n", b);
+    if (tco->has_break_even_months)
+        gpuplan_buf_printf(out, "<tr><th>break-even</th><td>%.1f months</td></tr>\n",
+                           tco->break_even_months);
+    else
+        gpuplan_buf_printf(out, "<tr><th>break-even</th><td>never within %.0f months</td></tr>\n",
+                           tco->months);
+    if (tco->has_break_even_hours_per_day)
+        gpuplan_buf_printf(out, "<tr><th>break-even use</th><td>%.1f h/day</td></tr>\n",
+                           tco->break_even_hours_per_day);
+    else
+        gpuplan_buf_puts(out, "<tr><th>break-even use</th><td>not even at 24 h/day</td></tr>\n");
+    gpuplan_buf_puts(out, "</table>\n");
+
+    double top = 0;
+    for (uint32_t m = 0; m < tco->n_points; m++)
+        top = fmax(top, fmax(tco->cumulative_own_usd[m], tco->cumulative_cloud_usd[m]));
+    if (tco->n_points >= 2 && top > 0) {
+        gpuplan_buf_printf(out,
+                           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                           "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"cumulative cost\">\n",
+                           SVG_W, SVG_H, SVG_W, SVG_H);
+        gpuplan_buf_printf(out,
+                           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n"
+                           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
+                           SVG_PAD, SVG_H - SVG_PAD, SVG_W - SVG_PAD, SVG_H - SVG_PAD, SVG_PAD,
+                           SVG_PAD, SVG_PAD, SVG_H - SVG_PAD);
+        svg_polyline(out, tco->cumulative_own_usd, tco->n_points, top, "#1f77b4");
+        svg_polyline(out, tco->cumulative_cloud_usd, tco->n_points, top, "#d62728");
+        format_usd(a, sizeof a, top);
+        gpuplan_buf_printf(
+            out,
+            "<text x=\"4\" y=\"%d\" font-size=\"12\">%s</text>\n"
+            "<text x=\"%d\" y=\"%d\" font-size=\"12\">0</text>\n"
+            "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">%u "
+            "months</text>\n"
+            "<text x=\"%d\" y=\"20\" font-size=\"12\" fill=\"#1f77b4\">own</text>\n"
+            "<text x=\"%d\" y=\"36\" font-size=\"12\" fill=\"#d62728\">cloud</text>\n",
+            SVG_PAD - 8, a, SVG_PAD, SVG_H - SVG_PAD + 16, SVG_W - SVG_PAD, SVG_H - SVG_PAD + 16,
+            tco->n_points - 1, SVG_W - SVG_PAD - 60, SVG_W - SVG_PAD - 60);
+        gpuplan_buf_puts(out, "</svg>\n");
+    }
+    gpuplan_buf_puts(out, "</section>\n");
+}
+
+enum gpuplan_status gpuplan_render_tco(const struct gpuplan_cost_inputs *in,
+                                       const struct gpuplan_tco *tco,
+                                       enum gpuplan_format format,
+                                       struct gpuplan_buf *out,
+                                       struct gpuplan_error *err)
+{
+    if (format == GPUPLAN_FORMAT_JSON) {
+        json_t *root = tco_json(in, tco);
+        char *text = root ? json_dumps(root, JSON_FLAGS) : NULL;
+        json_decref(root);
+        if (!text)
+            return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
+        gpuplan_buf_puts(out, text);
+        gpuplan_buf_puts(out, "\n");
+        free(text);
+    } else if (format == GPUPLAN_FORMAT_HTML) {
+        render_html(in, tco, out);
+    } else {
+        render_text(in, tco, out);
+    }
+    return gpuplan_buf_status(out, err);
+}
+
+/* ---- throughput ------------------------------------------------------ */
+
+static json_t *sig(double v)
+{
+    return json_real(isfinite(v) ? v : 0.0);
+}
+
+enum gpuplan_status gpuplan_render_throughput_json_into(const struct gpuplan_throughput *t,
+                                                        struct json_t *obj,
+                                                        struct gpuplan_error *err)
+{
+    json_t *tp = json_object();
+    json_t *time = json_object();
+    if (!tp || !time) {
+        json_decref(tp);
+        json_decref(time);
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
+    }
+    int bad = 0;
+    bad |= json_object_set_new(tp, "tokens_per_s_per_gpu",
+                               sig(round_to(t->tokens_per_s_per_gpu, 0.1)));
+    bad |= json_object_set_new(tp, "tokens_per_s", sig(round_to(t->tokens_per_s, 0.1)));
+    bad |= json_object_set_new(tp, "step_time_s", sig(t->step_time_s));
+    bad |= json_object_set_new(tp, "mfu", sig(round_to(t->mfu, 0.0001)));
+    bad |=
+        json_object_set_new(tp, "bottleneck", json_string(gpuplan_bottleneck_name(t->bottleneck)));
+    bad |= json_object_set_new(tp, "compute_s", sig(t->compute_s));
+    bad |= json_object_set_new(tp, "memory_s", sig(t->memory_s));
+    bad |= json_object_set_new(tp, "comm_s", sig(t->comm_s));
+    bad |= json_object_set_new(tp, "comm_total_s", sig(t->comm_total_s));
+    bad |= json_object_set_new(tp, "offload_s", sig(t->offload_s));
+    bad |= json_object_set_new(tp, "flops_per_token", sig(t->flops_per_token));
+    bad |= json_object_set_new(tp, "flops_forward_per_token", sig(t->flops_forward_per_token));
+    bad |= json_object_set_new(tp, "flops_backward_per_token", sig(t->flops_backward_per_token));
+    bad |= json_object_set_new(tp, "flops_recompute_per_token", sig(t->flops_recompute_per_token));
+    bad |= json_object_set_new(tp, "flops_attention_per_token", sig(t->flops_attention_per_token));
+    bad |= json_object_set_new(tp, "model_flops_per_token", sig(t->model_flops_per_token));
+    bad |= json_object_set_new(tp, "peak_tflops", sig(t->peak_tflops));
+    bad |= json_object_set_new(tp, "efficiency", sig(round_to(t->efficiency, 0.0001)));
+    bad |= json_object_set_new(tp, "achieved_tflops", sig(round_to(t->achieved_tflops, 0.01)));
+    bad |= json_object_set_new(tp, "tokens_per_step", sig(t->tokens_per_step));
+    bad |= json_object_set_new(tp, "dp", json_integer(t->dp));
+    bad |= json_object_set_new(tp, "tp", json_integer(t->tp));
+    bad |= json_object_set_new(tp, "pp", json_integer(t->pp));
+    if (t->is_inference) {
+        bad |= json_object_set_new(tp, "ttft_s", sig(t->ttft_s));
+        bad |= json_object_set_new(tp, "prefill_tokens_per_s",
+                                   sig(round_to(t->prefill_tokens_per_s, 0.1)));
+        bad |= json_object_set_new(tp, "decode_step_s", sig(t->decode_step_s));
+        bad |= json_object_set_new(tp, "decode_tokens_per_s",
+                                   sig(round_to(t->decode_tokens_per_s, 0.1)));
+        bad |= json_object_set_new(tp, "decode_tokens_per_s_per_seq",
+                                   sig(round_to(t->decode_tokens_per_s_per_seq, 0.01)));
+    }
+    bad |= json_object_set_new(
+        time, "train_hours", t->has_train_time ? sig(round_to(t->train_hours, 0.01)) : json_null());
+    bad |= json_object_set_new(time, "train_tokens",
+                               t->has_train_time ? sig(t->train_tokens) : json_null());
+    bad |= json_object_set_new(obj, "throughput", tp);
+    bad |= json_object_set_new(obj, "time", time);
+    if (bad)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
+    return GPUPLAN_OK;
+}
+
+void gpuplan_render_throughput_text(const struct gpuplan_throughput *t, struct gpuplan_buf *out)
+{
+    gpuplan_buf_puts(out, "throughput:\n");
+    if (t->is_inference) {
+        gpuplan_buf_printf(
+            out, "  decode            %.1f tokens/s (%.2f per sequence), step %.2f ms\n",
+            t->decode_tokens_per_s, t->decode_tokens_per_s_per_seq, t->decode_step_s * 1000.0);
+        gpuplan_buf_printf(out, "  prefill           %.0f tokens/s; time to first token %.3f s\n",
+                           t->prefill_tokens_per_s, t->ttft_s);
+        gpuplan_buf_printf(out, "  bottleneck        %s\n", gpuplan_bottleneck_name(t->bottleneck));
+        return;
+    }
+    gpuplan_buf_printf(out, "  tokens/s          %.0f per GPU, %.0f total\n",
+                       t->tokens_per_s_per_gpu, t->tokens_per_s);
+    gpuplan_buf_printf(out,
+                       "  step time         %.3f s (compute %.3f, memory %.3f, comm %.3f, "
+                       "offload %.3f)\n",
+                       t->step_time_s, t->compute_s, t->memory_s, t->comm_s, t->offload_s);
+    gpuplan_buf_printf(out, "  MFU               %.1f %% (efficiency %.1f %% of %.0f TFLOPS)\n",
+                       t->mfu * 100.0, t->efficiency * 100.0, t->peak_tflops);
+    gpuplan_buf_printf(out,
+                       "  FLOPs per token   %.3g (forward %.3g, backward %.3g, recompute %.3g)\n",
+                       t->flops_per_token, t->flops_forward_per_token, t->flops_backward_per_token,
+                       t->flops_recompute_per_token);
+    gpuplan_buf_printf(out, "  bottleneck        %s\n", gpuplan_bottleneck_name(t->bottleneck));
+    if (t->has_train_time)
+        gpuplan_buf_printf(out, "  time to train     %.1f h for %.3g tokens\n", t->train_hours,
+                           t->train_tokens);
+}

@@ -1,0 +1,822 @@
+/*
+ * throughput.c - FLOPs, step time, tokens/s, MFU and time to train; prefill
+ * and decode for serving.
+ *
+ * Every formula states its derivation; the per-generation efficiencies are
+ * the only fitted numbers and docs/formulas-time-cost.md lists what they were
+ * fitted on and what they were checked on. Not here: memory fit, prices.
+ */
+#include "gpuplan/throughput.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "gpuplan/units.h"
+
+/*
+ * Stated assumptions (not fitted):
+ * - MEM_BW_EFFICIENCY: streaming kernels (copy, dequantise, optimizer step,
+ *   decode GEMV) reach ~80 % of the datasheet memory bandwidth (STREAM-like
+ *   copies on A100/H100 reach 80-90 %).
+ * - LINK_EFFICIENCY: NCCL/RCCL bus bandwidth of large collectives is ~80 % of
+ *   the per-direction link rate (nccl-tests busbw on NVSwitch and PCIe).
+ * - DEFAULT_INTER_NODE_GB_PER_S: one 400 Gb/s NIC per GPU (rail-optimised HGX
+ *   design) = 50 GB/s per GPU, when neither the platform nor the caller says.
+ * - DEFAULT_HOST_MEMORY_GB_PER_S: a two-socket server's usable DRAM bandwidth
+ *   for DeepSpeed CPUAdam-style optimizer steps (memory bound).
+ * - NVME_GB_PER_S: four Gen4 NVMe drives striped, per server (ZeRO-Infinity).
+ * - ALLREDUCE_LATENCY_S: small-message all-reduce latency (decode with TP).
+ */
+#define MEM_BW_EFFICIENCY            0.80
+#define LINK_EFFICIENCY              0.80
+#define DEFAULT_INTER_NODE_GB_PER_S  50.0
+#define DEFAULT_HOST_MEMORY_GB_PER_S 100.0
+#define NVME_GB_PER_S                12.0
+#define ALLREDUCE_LATENCY_S          15e-6
+#define ACT_BYTES                    2.0 /* bf16/fp16 activations on the wire */
+
+/*
+ * Matmul efficiency = GEN_EFF[generation] * PRECISION factor * size factor.
+ *
+ * Size factor: GEMM efficiency saturates with the matrix dimensions; a
+ * hyperbolic saturation in the token dimension (micro_batch * seq_len) and in
+ * the hidden dimension per GPU (hidden / tp):
+ *     s = T / (T + T_HALF) * h / (h + H_HALF).
+ * T_HALF and H_HALF were chosen from the shape of cuBLAS GEMM curves
+ * (efficiency half of peak near a 256-wide dimension on A100/H100), not
+ * fitted to a row.
+ *
+ * GEN_EFF: fitted. For each generation, the median over the fit rows of
+ * (measured tokens/s) / (predicted tokens/s at efficiency 1 * size factor);
+ * see docs/formulas-time-cost.md for the rows used. FP8_FACTOR: fitted on the
+ * two published fp8/bf16 pairs (torchtitan 8B 8532/6667 on 2x peak = 0.64;
+ * NeMo 8B SFT 17246/12412 on 2x peak = 0.69): median 0.66.
+ */
+#define T_HALF_TOKENS 256.0
+#define H_HALF        256.0
+#define FP8_FACTOR    0.66
+
+enum gen {
+    GEN_OTHER = 0,
+    GEN_VOLTA_TURING,
+    GEN_AMPERE_DC,
+    GEN_AMPERE_CONSUMER,
+    GEN_ADA,
+    GEN_HOPPER,
+    GEN_BLACKWELL,
+    GEN_CDNA,
+    GEN_COUNT
+};
+
+static const double gen_eff[GEN_COUNT] = {
+    [GEN_OTHER] = 0.40,        /* no fit rows: the lowest fitted value */
+    [GEN_VOLTA_TURING] = 0.40, /* no fit rows: the lowest fitted value */
+    [GEN_AMPERE_DC] = 0.70,    /* fit: GT-23..30 (A100), median implied 0.65 / size 0.93 */
+    [GEN_AMPERE_CONSUMER] =
+        0.70,               /* GT-17/19 (A6000) imply > 100 % of peak: not used; Ampere value */
+    [GEN_ADA] = 0.78,       /* fit: GT-16, 18, 20 (RTX 4090), median implied 0.72 / size 0.92 */
+    [GEN_HOPPER] = 0.40,    /* fit: GT-143, 151-153, 156, 157, 159a/b, 160a/b (fp8 / 0.66) */
+    [GEN_BLACKWELL] = 0.40, /* no fit rows scorable yet: Hopper value */
+    [GEN_CDNA] = 0.40,      /* no fit rows scorable yet: Hopper value */
+};
+
+static const char *const bottleneck_names[GPUPLAN_BOTTLENECK_COUNT] = {
+    "compute",
+    "memory_bandwidth",
+    "communication",
+    "offload",
+};
+
+const char *gpuplan_bottleneck_name(enum gpuplan_bottleneck bottleneck)
+{
+    if ((unsigned)bottleneck >= GPUPLAN_BOTTLENECK_COUNT)
+        return "unknown";
+    return bottleneck_names[bottleneck];
+}
+
+void gpuplan_throughput_system_init(struct gpuplan_throughput_system *system)
+{
+    memset(system, 0, sizeof *system);
+}
+
+static double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static double min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+/* ---- profile --------------------------------------------------------- */
+
+static bool role_is_matmul(enum gpuplan_role role)
+{
+    return gpuplan_role_is_linear(role) || role == GPUPLAN_ROLE_LM_HEAD;
+}
+
+static void add_group(struct gpuplan_throughput_profile *p,
+                      const struct gpuplan_tensor_group *g,
+                      double active_scale)
+{
+    const enum gpuplan_role role = g->role;
+    if ((unsigned)role >= GPUPLAN_ROLE_COUNT || !role_is_matmul(role) || g->n_dims < 2)
+        return;
+    const double out = (double)g->shape[g->n_dims - 2];
+    const double in = (double)g->shape[g->n_dims - 1];
+    const double params = (double)g->n_params;
+    /* Matrices in the group: stacked experts [E, out, in] and n_tensors. */
+    const double n_matrices = out > 0 && in > 0 ? params / (out * in) : 0.0;
+    p->linear_total_by_role[role] += params;
+    p->linear_active_by_role[role] += params * active_scale;
+    p->lora_dims_total_by_role[role] += n_matrices * (in + out);
+    p->lora_dims_by_role[role] += n_matrices * (in + out) * active_scale;
+    if (gpuplan_role_is_routed_expert(role))
+        p->expert_params_total += params;
+}
+
+enum gpuplan_status gpuplan_throughput_profile_build(struct gpuplan_throughput_profile *profile,
+                                                     const struct gpuplan_model *model,
+                                                     struct gpuplan_error *err)
+{
+    memset(profile, 0, sizeof *profile);
+    if (model->n_params_total == 0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_CONFIG, model->id,
+                                 "model '%s' has no parameters; cannot estimate compute",
+                                 model->id);
+    if (!model->has_arch || model->arch.n_layers == 0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_CONFIG, model->id,
+                                 "model '%s' has no architecture summary (layers, heads); "
+                                 "cannot estimate attention and KV traffic",
+                                 model->id);
+    const struct gpuplan_arch *a = &model->arch;
+    profile->n_params_total = (double)model->n_params_total;
+    profile->n_params_active = (double)model->n_params_active;
+    profile->n_experts = a->is_moe ? a->n_experts : 0;
+    profile->n_experts_per_token = a->is_moe ? a->n_experts_per_token : 0;
+    const double expert_scale = profile->n_experts > 0 && profile->n_experts_per_token > 0
+                                    ? (double)profile->n_experts_per_token / profile->n_experts
+                                    : 1.0;
+    for (size_t i = 0; i < model->n_groups; i++) {
+        const struct gpuplan_tensor_group *g = &model->groups[i];
+        add_group(profile, g, gpuplan_role_is_routed_expert(g->role) ? expert_scale : 1.0);
+    }
+    /* A tied head multiplies by the embedding matrix: a vocab x hidden matmul per token. */
+    if (a->tied_embeddings && profile->linear_total_by_role[GPUPLAN_ROLE_LM_HEAD] == 0) {
+        const double emb = (double)model->params_by_role[GPUPLAN_ROLE_EMBEDDING];
+        profile->linear_active_by_role[GPUPLAN_ROLE_LM_HEAD] = emb;
+        profile->linear_total_by_role[GPUPLAN_ROLE_LM_HEAD] = emb;
+    }
+    for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
+        profile->linear_params_active += profile->linear_active_by_role[r];
+        profile->linear_params_total += profile->linear_total_by_role[r];
+    }
+    profile->n_layers = a->n_layers + a->n_encoder_layers;
+    profile->hidden_size = a->hidden_size;
+    profile->sliding_window = a->sliding_window;
+    const double heads = (double)a->n_heads;
+    profile->n_heads = a->n_heads;
+    double head_dim = (double)a->head_dim;
+    if (head_dim == 0 && a->n_heads > 0)
+        head_dim = (double)a->hidden_size / heads;
+    double d_qk = head_dim;
+    double d_v = head_dim;
+    if (a->is_mla) {
+        d_qk = (double)(a->qk_nope_head_dim + a->qk_rope_head_dim);
+        d_v = (double)a->v_head_dim;
+    }
+    /*
+     * Attention per token per context token, forward: QK^T is 2 * d_qk FLOPs
+     * per head and context token, PV is 2 * d_v (Megatron-LM paper, Narayanan
+     * et al. 2021, eq. 3; PaLM appendix B counts 4 * L * H * Q * T forward).
+     */
+    profile->attn_flops_per_ctx_token = 2.0 * profile->n_layers * heads * (d_qk + d_v);
+    if (a->is_mla)
+        profile->kv_elems_per_token =
+            (double)a->n_layers * (double)(a->kv_lora_rank + a->qk_rope_head_dim);
+    else
+        profile->kv_elems_per_token = 2.0 * (double)a->n_layers *
+                                      (double)(a->n_kv_heads ? a->n_kv_heads : a->n_heads) *
+                                      head_dim;
+    return GPUPLAN_OK;
+}
+
+/* ---- hardware -------------------------------------------------------- */
+
+static enum gen gpu_generation(const struct gpuplan_gpu *gpu)
+{
+    if (gpu->vendor == GPUPLAN_VENDOR_AMD)
+        return GEN_CDNA;
+    const char *cc = gpu->compute_capability;
+    if (cc[0] == '7')
+        return GEN_VOLTA_TURING;
+    if (strcmp(cc, "8.0") == 0)
+        return GEN_AMPERE_DC;
+    if (cc[0] == '8' && cc[1] == '.' && (cc[2] == '6' || cc[2] == '7'))
+        return GEN_AMPERE_CONSUMER;
+    if (strcmp(cc, "8.9") == 0)
+        return GEN_ADA;
+    if (cc[0] == '9')
+        return GEN_HOPPER;
+    if ((cc[0] == '1' && cc[1] == '0') || (cc[0] == '1' && cc[1] == '2'))
+        return GEN_BLACKWELL;
+    const char *arch = gpu->architecture;
+    if (strstr(arch, "Hopper"))
+        return GEN_HOPPER;
+    if (strstr(arch, "Blackwell"))
+        return GEN_BLACKWELL;
+    if (strstr(arch, "Ada"))
+        return GEN_ADA;
+    if (strstr(arch, "Ampere"))
+        return GEN_AMPERE_DC;
+    return GEN_OTHER;
+}
+
+/* Dense peak TFLOPS for the compute precision; bf16 falls back to fp16 on GPUs without bf16. */
+static double peak_tflops(const struct gpuplan_gpu *gpu, enum gpuplan_precision precision)
+{
+    switch (precision) {
+    case GPUPLAN_PRECISION_FP8_MIXED:
+        return gpu->has_fp8 ? gpu->fp8_tflops : 0.0;
+    case GPUPLAN_PRECISION_FP16_MIXED:
+        return gpu->fp16_tflops;
+    case GPUPLAN_PRECISION_FP32:
+        /* Assumes TF32 tensor cores (Ampere+); plain FP32 matmul is ~8x slower. */
+        return gpu->has_tf32 ? gpu->tf32_tflops : gpu->fp16_tflops / 4.0;
+    case GPUPLAN_PRECISION_BF16:
+    case GPUPLAN_PRECISION_BF16_MIXED:
+    case GPUPLAN_PRECISION_COUNT:
+    default:
+        return gpu->has_bf16 && gpu->bf16_tflops > 0 ? gpu->bf16_tflops : gpu->fp16_tflops;
+    }
+}
+
+/* Efficiency of large GEMMs: generation, precision and the hidden size per GPU. */
+static double large_gemm_efficiency(const struct gpuplan_gpu *gpu,
+                                    enum gpuplan_precision precision,
+                                    double hidden_per_gpu)
+{
+    double e = gen_eff[gpu_generation(gpu)];
+    if (precision == GPUPLAN_PRECISION_FP8_MIXED)
+        e *= FP8_FACTOR;
+    const double h = max2(hidden_per_gpu, 1.0);
+    return e * h / (h + H_HALF);
+}
+
+double gpuplan_throughput_efficiency(const struct gpuplan_gpu *gpu,
+                                     enum gpuplan_precision precision,
+                                     double tokens_per_micro_batch,
+                                     double hidden_per_gpu)
+{
+    const double t = max2(tokens_per_micro_batch, 1.0);
+    return large_gemm_efficiency(gpu, precision, hidden_per_gpu) * t / (t + T_HALF_TOKENS);
+}
+
+/* PCIe x16 per direction, GB/s: 8 GT/s * 16 lanes * 128/130 = 15.75 for Gen3, doubling per gen. */
+static double pcie_gb_per_s(const struct gpuplan_gpu *gpu)
+{
+    const uint32_t gen = gpu->pcie_gen ? gpu->pcie_gen : 4;
+    double bw = 15.75;
+    for (uint32_t g = 3; g < gen && g < 7; g++)
+        bw *= 2.0;
+    return bw;
+}
+
+/* Per-direction bus bandwidth a collective among `n_in_node` GPUs of one server sees, GB/s. */
+static double intra_node_gb_per_s(const struct gpuplan_gpu *gpu, uint32_t n_in_node)
+{
+    const double pcie = pcie_gb_per_s(gpu) * LINK_EFFICIENCY;
+    switch (gpu->link) {
+    case GPUPLAN_LINK_NVSWITCH:
+    case GPUPLAN_LINK_INFINITY_FABRIC:
+    case GPUPLAN_LINK_ETHERNET:
+        if (gpu->link_gb_per_s > 0 &&
+            (gpu->max_gpus_per_link_domain == 0 || n_in_node <= gpu->max_gpus_per_link_domain))
+            return gpu->link_gb_per_s / 2.0 * LINK_EFFICIENCY;
+        return pcie;
+    case GPUPLAN_LINK_NVLINK_BRIDGE:
+        /* A bridge joins pairs (or 4); a ring over more GPUs crosses PCIe. */
+        if (gpu->link_gb_per_s > 0 && n_in_node <= max2(gpu->max_gpus_per_link_domain, 2))
+            return gpu->link_gb_per_s / 2.0 * LINK_EFFICIENCY;
+        return pcie;
+    case GPUPLAN_LINK_PCIE:
+    case GPUPLAN_LINK_COUNT:
+    default:
+        return pcie;
+    }
+}
+
+static double inter_node_gb_per_s(const struct gpuplan_throughput_system *sys, uint32_t per_node)
+{
+    if (sys->inter_node_gb_per_s_per_gpu > 0)
+        return sys->inter_node_gb_per_s_per_gpu;
+    if (sys->platform && sys->platform->network_gb_per_s > 0 && per_node > 0)
+        return sys->platform->network_gb_per_s / per_node * LINK_EFFICIENCY;
+    return DEFAULT_INTER_NODE_GB_PER_S * LINK_EFFICIENCY;
+}
+
+/* ---- training -------------------------------------------------------- */
+
+struct ctx {
+    const struct gpuplan_throughput_profile *p;
+    const struct gpuplan_job *job;
+    const struct gpuplan_throughput_system *sys;
+    uint32_t n_gpus, per_node, tp, pp, dp;
+    double mem_bw_bytes_per_s; /* effective */
+    double achieved_flops_per_s;
+};
+
+static bool is_sharded_params(enum gpuplan_sharding s)
+{
+    return s == GPUPLAN_SHARDING_ZERO3 || s == GPUPLAN_SHARDING_FSDP ||
+           s == GPUPLAN_SHARDING_FSDP_HYBRID;
+}
+
+static bool is_sharded_optimizer(enum gpuplan_sharding s)
+{
+    return s != GPUPLAN_SHARDING_NONE && s != GPUPLAN_SHARDING_DDP;
+}
+
+static bool is_peft(const struct gpuplan_job *job)
+{
+    return job->method == GPUPLAN_METHOD_LORA || job->method == GPUPLAN_METHOD_QLORA;
+}
+
+/* LoRA adapter parameters: rank * sum over target matrices of (in + out) (Hu et al. 2021). */
+static double adapter_params(const struct gpuplan_throughput_profile *p,
+                             const struct gpuplan_job *job,
+                             bool active)
+{
+    double dims = 0;
+    for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
+        if (job->lora_target_roles & (1ULL << r))
+            dims += active ? p->lora_dims_by_role[r] : p->lora_dims_total_by_role[r];
+    }
+    return dims * (double)job->lora_rank;
+}
+
+/* Bytes per stored weight the matmuls read: compute dtype, or the QLoRA storage type. */
+static double weight_bytes_per_param(const struct gpuplan_job *job)
+{
+    if (job->method == GPUPLAN_METHOD_QLORA)
+        return gpuplan_dtype_bits(job->quant) / GPUPLAN_BITS_PER_BYTE;
+    if (job->precision == GPUPLAN_PRECISION_FP32)
+        return 4.0;
+    return 2.0;
+}
+
+/* Gradient bytes on the wire: fp32 grads under AMP (fp32 params); bf16 for pure bf16 and
+ * FSDP/ZeRO-3 reduce_dtype. */
+static double grad_bytes_per_param(const struct gpuplan_job *job, enum gpuplan_sharding sharding)
+{
+    if (job->precision == GPUPLAN_PRECISION_BF16 || is_sharded_params(sharding))
+        return 2.0;
+    return 4.0;
+}
+
+/*
+ * GPU optimizer step traffic per trained parameter (bytes read + written):
+ * moments read and written, plus the weight update. AdamW keeps two fp32
+ * moments (8 B; pure bf16 recipes keep them in bf16: 4 B), 8-bit AdamW 2 B,
+ * SGD momentum and Lion one moment; Adafactor's factored moment is ~0.
+ * Mixed precision: fp32 master read+write (8) + fp32 grad read (4) + bf16
+ * copy written (2) = 14; pure bf16: param r/w (4) + grad (2) = 6; fp32: 12.
+ */
+static double optimizer_bytes_per_param(const struct gpuplan_job *job)
+{
+    const bool bf16_states = job->precision == GPUPLAN_PRECISION_BF16;
+    double states = 0;
+    switch (job->optimizer) {
+    case GPUPLAN_OPTIMIZER_ADAMW:
+    case GPUPLAN_OPTIMIZER_PAGED_ADAMW:
+        states = bf16_states ? 4.0 : 8.0;
+        break;
+    case GPUPLAN_OPTIMIZER_ADAMW_8BIT:
+    case GPUPLAN_OPTIMIZER_PAGED_ADAMW_8BIT:
+        states = 2.0;
+        break;
+    case GPUPLAN_OPTIMIZER_SGD:
+    case GPUPLAN_OPTIMIZER_LION:
+        states = bf16_states ? 2.0 : 4.0;
+        break;
+    case GPUPLAN_OPTIMIZER_ADAFACTOR:
+    case GPUPLAN_OPTIMIZER_COUNT:
+    default:
+        states = 0.0;
+        break;
+    }
+    double weight = 14.0;
+    if (job->precision == GPUPLAN_PRECISION_BF16)
+        weight = 6.0;
+    else if (job->precision == GPUPLAN_PRECISION_FP32)
+        weight = 12.0;
+    /* PEFT adapters are fp32 under mixed precision: same traffic per parameter. */
+    return 2.0 * states + weight;
+}
+
+struct flops {
+    double forward, attention, backward, recompute, total, model;
+};
+
+/*
+ * FLOPs per trained token (one replica):
+ *   forward   = 2 * linear_active + attention(ctx) + adapters
+ *   backward  = 2 * forward for trained weights (input and weight gradients);
+ *               frozen base weights under LoRA need input gradients only
+ *               (1 * their forward), adapters 2x; attention has no weights, its
+ *               backward is 2x its forward (FlashAttention-2 paper, sec. 3).
+ *   recompute = full: one more forward; selective: the attention core only
+ *               (Korthikanti et al. 2022, "Reducing activation recomputation").
+ * Causal attention with SDPA/flash skips masked blocks: context seq/2;
+ * eager computes the full square and masks it: context seq. A sliding window
+ * caps the context.
+ */
+static struct flops train_flops(const struct gpuplan_throughput_profile *p,
+                                const struct gpuplan_job *job)
+{
+    struct flops f = { 0 };
+    double ctx = (double)job->seq_len;
+    if (p->sliding_window > 0 && (double)p->sliding_window < ctx)
+        ctx = (double)p->sliding_window;
+    const double ctx_eff = job->attention == GPUPLAN_ATTN_EAGER ? ctx : ctx / 2.0;
+    const double attn = p->attn_flops_per_ctx_token * ctx_eff;
+    const double base = 2.0 * p->linear_params_active;
+    const double adapters = is_peft(job) ? 2.0 * adapter_params(p, job, true) : 0.0;
+    f.attention = attn;
+    f.forward = base + attn + adapters;
+    if (is_peft(job))
+        f.backward = base + 2.0 * attn + 2.0 * adapters;
+    else
+        f.backward = 2.0 * (base + attn);
+    if (job->grad_ckpt == GPUPLAN_CKPT_FULL)
+        f.recompute = f.forward;
+    else if (job->grad_ckpt == GPUPLAN_CKPT_SELECTIVE)
+        f.recompute = attn;
+    f.total = f.forward + f.backward + f.recompute;
+    f.model = f.forward + f.backward;
+    return f;
+}
+
+/* Extra HBM traffic of eager attention per token: the L x H x seq score matrix in fp32
+ * (HF upcasts softmax), written and read ~3 times forward and ~6 times backward. */
+static double eager_attention_bytes_per_token(const struct gpuplan_throughput_profile *p,
+                                              const struct gpuplan_job *job)
+{
+    if (job->attention != GPUPLAN_ATTN_EAGER)
+        return 0.0;
+    return (double)p->n_layers * (double)p->n_heads * (double)job->seq_len * 4.0 * 9.0;
+}
+
+static void train_eval(struct ctx *c, struct gpuplan_throughput *out)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    const struct gpuplan_job *job = c->job;
+    enum gpuplan_sharding sharding = job->sharding;
+    if (c->dp <= 1)
+        sharding = GPUPLAN_SHARDING_NONE;
+    else if (sharding == GPUPLAN_SHARDING_NONE)
+        sharding = GPUPLAN_SHARDING_DDP;
+
+    const struct flops f = train_flops(p, job);
+    out->flops_forward_per_token = f.forward;
+    out->flops_attention_per_token = f.attention;
+    out->flops_backward_per_token = f.backward;
+    out->flops_recompute_per_token = f.recompute;
+    out->flops_per_token = f.total;
+    out->model_flops_per_token = f.model;
+
+    const double split = (double)c->tp * c->pp;
+    const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
+    const double ga = (double)job->grad_accum;
+    const double layers = max2(p->n_layers, 1);
+    const double bw = c->mem_bw_bytes_per_s;
+
+    /* compute per micro-batch: roofline of FLOPs vs weight reads (one read per pass) */
+    const double passes = job->grad_ckpt == GPUPLAN_CKPT_FULL ? 3.0 : 2.0;
+    const double w_bytes = weight_bytes_per_param(job);
+    const double t_flops = f.total * tokens_mb / split / c->achieved_flops_per_s;
+    const double t_eager = eager_attention_bytes_per_token(p, job) * tokens_mb / split / bw;
+    const double t_weights = p->linear_params_total / split * w_bytes * passes / bw;
+    const double compute_mb = max2(t_flops + t_eager, t_weights);
+    bool weight_bound = t_weights > t_flops + t_eager;
+
+    /* QLoRA: every pass dequantises the NF4 weights to bf16 (read q bits, write 2 B). */
+    double dequant_mb = 0;
+    if (job->method == GPUPLAN_METHOD_QLORA) {
+        double quant_params = 0;
+        for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
+            if (gpuplan_role_is_linear((enum gpuplan_role)r))
+                quant_params += p->linear_total_by_role[r];
+        }
+        dequant_mb = quant_params / split * (w_bytes + 2.0) * passes / bw;
+    }
+
+    /* trained parameters and the optimizer step */
+    const double trainable = is_peft(job) ? adapter_params(p, job, false) : p->n_params_total;
+    const double trainable_local = trainable / split;
+    const double trainable_shard =
+        is_sharded_optimizer(sharding) ? trainable_local / c->dp : trainable_local;
+    const bool offload_opt = job->offload != GPUPLAN_OFFLOAD_NONE;
+    const double optimizer_gpu_s =
+        offload_opt ? 0.0 : trainable_shard * optimizer_bytes_per_param(job) / bw;
+
+    /* communication */
+    const uint32_t dp_in_node = c->per_node / (c->tp * c->pp) ? c->per_node / (c->tp * c->pp) : 1;
+    const bool dp_spans_nodes = c->dp > dp_in_node;
+    const double intra = intra_node_gb_per_s(c->sys->gpu, c->per_node) * GPUPLAN_BYTES_PER_GB;
+    const double inter = inter_node_gb_per_s(c->sys, c->per_node) * GPUPLAN_BYTES_PER_GB;
+    const double dp_bw = dp_spans_nodes ? min2(intra, inter) : intra;
+    const double dpf = c->dp > 1 ? (double)(c->dp - 1) / c->dp : 0.0;
+    const double g_bytes = grad_bytes_per_param(job, sharding);
+    const double bwd_mb = compute_mb * f.backward / max2(f.total, 1.0);
+
+    double comm_mb_total = 0, comm_mb_exposed = 0; /* per micro-batch */
+    double comm_step_total = 0, comm_step_exposed = 0;
+    switch (sharding) {
+    case GPUPLAN_SHARDING_DDP:
+    case GPUPLAN_SHARDING_ZERO1: {
+        /* Ring all-reduce (or RS + AG): 2 (n-1)/n of the gradient bytes, once per step,
+         * bucketed and overlapped with the last micro-batch's backward. */
+        const double t = 2.0 * dpf * trainable_local * g_bytes / dp_bw;
+        comm_step_total = t;
+        comm_step_exposed = max2(t - bwd_mb, t / layers);
+        break;
+    }
+    case GPUPLAN_SHARDING_ZERO2: {
+        const double rs = dpf * trainable_local * g_bytes / dp_bw;
+        comm_mb_total = rs;
+        comm_mb_exposed = max2(rs - bwd_mb, rs / layers);
+        const double ag = dpf * trainable_local * w_bytes / dp_bw;
+        comm_step_total = ag;
+        comm_step_exposed = ag;
+        break;
+    }
+    case GPUPLAN_SHARDING_ZERO3:
+    case GPUPLAN_SHARDING_FSDP:
+    case GPUPLAN_SHARDING_FSDP_HYBRID: {
+        /* Per micro-batch: all-gather the weights for forward and again for backward
+         * (recompute runs inside the gathered unit), reduce-scatter the gradients.
+         * Prefetching hides all but about one layer's transfer behind compute. */
+        const bool hybrid = sharding == GPUPLAN_SHARDING_FSDP_HYBRID;
+        const double group = hybrid ? min2(c->dp, dp_in_node) : c->dp;
+        const double gf = group > 1 ? (group - 1) / group : 0.0;
+        const double gbw = hybrid ? intra : dp_bw;
+        const double gather = 2.0 * gf * p->linear_params_total / split * w_bytes;
+        const double scatter = gf * trainable_local * g_bytes;
+        const double t = (gather + scatter) / gbw;
+        comm_mb_total = t;
+        comm_mb_exposed = max2(t - compute_mb, t / layers);
+        if (hybrid && c->dp > group) {
+            const double replicas = (double)c->dp / group;
+            const double ar = 2.0 * (replicas - 1) / replicas * trainable_local / group * g_bytes /
+                              min2(intra, inter);
+            comm_step_total = ar;
+            comm_step_exposed = max2(ar - bwd_mb, ar / layers);
+        }
+        break;
+    }
+    case GPUPLAN_SHARDING_NONE:
+    case GPUPLAN_SHARDING_COUNT:
+    default:
+        break;
+    }
+
+    /* Tensor parallel: 2 all-reduces of the activations per layer forward, 2 backward,
+     * 2 more with full recompute (Megatron-LM, Shoeybi et al. 2019, fig. 4); not overlapped. */
+    double tp_mb = 0;
+    if (c->tp > 1) {
+        const double tp_bw = c->tp <= c->per_node ? intra : min2(intra, inter);
+        const double n_ar = (job->grad_ckpt == GPUPLAN_CKPT_FULL ? 6.0 : 4.0) * layers / c->pp;
+        const double bytes = tokens_mb * (double)p->hidden_size * ACT_BYTES;
+        tp_mb = n_ar * 2.0 * (c->tp - 1) / c->tp * bytes / tp_bw;
+    }
+    /* Pipeline: send activations forward and gradients back across each stage boundary. */
+    double pp_p2p_mb = 0;
+    if (c->pp > 1) {
+        const double pp_bw = c->per_node >= c->tp * c->pp ? intra : min2(intra, inter);
+        pp_p2p_mb = 2.0 * tokens_mb * (double)p->hidden_size * ACT_BYTES / pp_bw;
+    }
+
+    /* Offload over PCIe, and the CPU optimizer step (memory bound on host DRAM). */
+    const double pcie = pcie_gb_per_s(c->sys->gpu) * LINK_EFFICIENCY * GPUPLAN_BYTES_PER_GB;
+    const double host_bw = (c->sys->host_memory_gb_per_s > 0 ? c->sys->host_memory_gb_per_s
+                                                             : DEFAULT_HOST_MEMORY_GB_PER_S) *
+                           GPUPLAN_BYTES_PER_GB / c->per_node;
+    double offload_mb = 0, offload_step = 0;
+    if (offload_opt) {
+        /* grads down (2 B) and updated bf16 weights up (2 B); CPUAdam touches fp32
+         * master, both moments and the grad: (4 + 4 + 4) * 2 + 4 = 28 B per param. */
+        offload_step = trainable_shard * 4.0 / pcie + trainable_shard * 28.0 / host_bw;
+        if (job->offload == GPUPLAN_OFFLOAD_NVME)
+            offload_step +=
+                trainable_shard * 24.0 / (NVME_GB_PER_S * GPUPLAN_BYTES_PER_GB / c->per_node);
+    }
+    if (job->offload == GPUPLAN_OFFLOAD_PARAMS ||
+        job->offload == GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS || job->offload == GPUPLAN_OFFLOAD_NVME) {
+        /* Each GPU's weight shard goes host-to-device for forward and for backward. */
+        const double shard =
+            p->linear_params_total / split / (is_sharded_params(sharding) ? c->dp : 1.0);
+        offload_mb = 2.0 * shard * w_bytes / pcie;
+    }
+
+    const double mb_time =
+        compute_mb + dequant_mb + comm_mb_exposed + tp_mb + pp_p2p_mb + offload_mb;
+    /*
+     * Pipeline bubble: (pp - 1) pipeline micro-batch slots per step (GPipe / 1F1B,
+     * bubble fraction (p - 1) / m). Assumes pipeline micro-batches of one
+     * sequence (torchtitan's default microbatch size 1; Megatron with mbs 1), so
+     * m = micro_batch * grad_accum and one slot is compute_mb / micro_batch.
+     */
+    const double bubble =
+        c->pp > 1 ? (c->pp - 1) * (compute_mb + tp_mb) / (double)job->micro_batch : 0.0;
+
+    out->compute_s = ga * compute_mb;
+    out->memory_s = ga * dequant_mb + optimizer_gpu_s;
+    out->comm_total_s = ga * (comm_mb_total + tp_mb + pp_p2p_mb) + comm_step_total;
+    out->comm_s = ga * (comm_mb_exposed + tp_mb + pp_p2p_mb) + comm_step_exposed + bubble;
+    out->offload_s = ga * offload_mb + offload_step;
+    out->step_time_s = ga * mb_time + bubble + comm_step_exposed + optimizer_gpu_s + offload_step;
+    out->tokens_per_step = tokens_mb * ga * c->dp;
+    out->tokens_per_s = out->step_time_s > 0 ? out->tokens_per_step / out->step_time_s : 0.0;
+    out->tokens_per_s_per_gpu = out->tokens_per_s / c->n_gpus;
+    out->mfu = out->peak_tflops > 0 ? f.model * out->tokens_per_s_per_gpu /
+                                          (out->peak_tflops * GPUPLAN_FLOPS_PER_TFLOP)
+                                    : 0.0;
+
+    /* The largest share of the step names the bottleneck. */
+    double compute_share = out->compute_s;
+    double memory_share = out->memory_s;
+    if (weight_bound) {
+        memory_share += compute_share;
+        compute_share = 0;
+    }
+    out->bottleneck = GPUPLAN_BOTTLENECK_COMPUTE;
+    double best = compute_share;
+    if (memory_share > best) {
+        best = memory_share;
+        out->bottleneck = GPUPLAN_BOTTLENECK_MEMORY_BANDWIDTH;
+    }
+    if (out->comm_s > best) {
+        best = out->comm_s;
+        out->bottleneck = GPUPLAN_BOTTLENECK_COMMUNICATION;
+    }
+    if (out->offload_s > best)
+        out->bottleneck = GPUPLAN_BOTTLENECK_OFFLOAD;
+
+    if (job->tokens > 0 && out->tokens_per_s > 0) {
+        out->has_train_time = true;
+        out->train_tokens = (double)job->tokens * (job->epochs > 0 ? job->epochs : 1.0);
+        out->train_hours = out->train_tokens / out->tokens_per_s / GPUPLAN_S_PER_HOUR;
+    }
+}
+
+/* ---- inference ------------------------------------------------------- */
+
+/*
+ * One model replica spread over all GPUs (TP inside a server, PP across).
+ * Decode step: every weight touched once (MoE: the experts any sequence of
+ * the batch routes to, expected fraction 1 - (1 - k/n)^batch) plus each
+ * sequence's KV cache, read at memory bandwidth; or the batch's FLOPs at the
+ * achieved rate, whichever is slower (roofline). Prefill: compute-bound.
+ */
+static void infer_eval(struct ctx *c, struct gpuplan_throughput *out)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    const struct gpuplan_job *job = c->job;
+    const double n = c->n_gpus;
+    const double batch = (double)(job->batch ? job->batch : 1);
+    const double ctx = (double)job->context_len;
+    const double bw = c->mem_bw_bytes_per_s * n;
+    const double w_bits = gpuplan_dtype_bits(job->weights_dtype);
+    const double kv_bits = gpuplan_dtype_bits(job->kv_dtype);
+    const uint32_t tp = c->per_node > 1 ? c->per_node : 1;
+    const double hidden_per_gpu = (double)p->hidden_size / tp;
+    const double peak = out->peak_tflops * GPUPLAN_FLOPS_PER_TFLOP;
+
+    double touched = p->n_params_total;
+    if (p->n_experts > 0 && p->expert_params_total > 0) {
+        const double frac = 1.0 - pow(1.0 - (double)p->n_experts_per_token / p->n_experts, batch);
+        touched = p->n_params_total - p->expert_params_total * (1.0 - frac);
+    }
+    const double weight_bytes = touched * w_bits / GPUPLAN_BITS_PER_BYTE;
+    double kv_ctx = ctx;
+    if (p->sliding_window > 0 && (double)p->sliding_window < kv_ctx)
+        kv_ctx = (double)p->sliding_window;
+    const double kv_bytes =
+        batch * kv_ctx * p->kv_elems_per_token * kv_bits / GPUPLAN_BITS_PER_BYTE;
+    const double dec_flops =
+        batch * (2.0 * p->linear_params_active + p->attn_flops_per_ctx_token * kv_ctx);
+    /* Decode GEMMs are thin (batch rows): the roofline max() below already charges
+     * their weight reads, so compute runs at the large-GEMM rate. */
+    const double eff_dec = large_gemm_efficiency(c->sys->gpu, job->precision, hidden_per_gpu);
+    const double t_mem = (weight_bytes + kv_bytes) / bw;
+    const double t_cmp = dec_flops / (peak * n * eff_dec);
+    const double intra = intra_node_gb_per_s(c->sys->gpu, c->per_node) * GPUPLAN_BYTES_PER_GB;
+    /* TP: two all-reduces per layer per step, latency-bound for decode. */
+    const double t_tp =
+        tp > 1
+            ? 2.0 * p->n_layers * (ALLREDUCE_LATENCY_S + batch * p->hidden_size * ACT_BYTES / intra)
+            : 0.0;
+    out->decode_step_s = max2(t_mem, t_cmp) + t_tp;
+    out->decode_tokens_per_s = batch / out->decode_step_s;
+    out->decode_tokens_per_s_per_seq = 1.0 / out->decode_step_s;
+
+    /* Prefill of one prompt of context_len tokens: causal attention, ctx/2 on average. */
+    const double pre_flops =
+        ctx * (2.0 * p->linear_params_active + p->attn_flops_per_ctx_token * kv_ctx / 2.0);
+    const double eff_pre =
+        gpuplan_throughput_efficiency(c->sys->gpu, job->precision, ctx, hidden_per_gpu);
+    const double t_pre_cmp = pre_flops / (peak * n * eff_pre);
+    const double t_pre_mem = weight_bytes / bw;
+    const double t_pre_tp =
+        tp > 1 ? 2.0 * p->n_layers * 2.0 * (tp - 1) / tp * ctx * p->hidden_size * ACT_BYTES / intra
+               : 0.0;
+    out->ttft_s = max2(t_pre_cmp, t_pre_mem) + t_pre_tp;
+    out->prefill_tokens_per_s = out->ttft_s > 0 ? ctx / out->ttft_s : 0.0;
+
+    out->efficiency = eff_dec;
+    out->achieved_tflops = out->peak_tflops * eff_dec;
+    out->flops_forward_per_token = dec_flops / batch;
+    out->flops_per_token = dec_flops / batch;
+    out->model_flops_per_token = dec_flops / batch;
+    out->step_time_s = out->decode_step_s;
+    out->tokens_per_s = out->decode_tokens_per_s;
+    out->tokens_per_s_per_gpu = out->tokens_per_s / n;
+    out->tokens_per_step = batch;
+    out->compute_s = t_cmp;
+    out->memory_s = t_mem;
+    out->comm_s = t_tp;
+    out->comm_total_s = t_tp;
+    out->mfu = dec_flops / out->decode_step_s / (peak * n);
+    out->bottleneck = t_tp > max2(t_mem, t_cmp) ? GPUPLAN_BOTTLENECK_COMMUNICATION
+                      : t_mem >= t_cmp          ? GPUPLAN_BOTTLENECK_MEMORY_BANDWIDTH
+                                                : GPUPLAN_BOTTLENECK_COMPUTE;
+}
+
+enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_profile *profile,
+                                            const struct gpuplan_job *job,
+                                            const struct gpuplan_throughput_system *system,
+                                            struct gpuplan_throughput *out,
+                                            struct gpuplan_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const struct gpuplan_gpu *gpu = system->gpu;
+    if (!gpu)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                 "no GPU given; time and throughput need one");
+    const uint32_t per_node = job->gpus_per_node ? job->gpus_per_node : 1;
+    const uint32_t nodes = job->nodes ? job->nodes : 1;
+    const uint32_t tp = job->tp ? job->tp : 1;
+    const uint32_t pp = job->pp ? job->pp : 1;
+    uint64_t n_gpus = 0, split = 0;
+    if (!gpuplan_mul_u64(per_node, nodes, &n_gpus) || n_gpus > UINT32_MAX ||
+        !gpuplan_mul_u64(tp, pp, &split) || n_gpus % split != 0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                 "GPU count %llu is not a multiple of tp * pp = %llu",
+                                 (unsigned long long)n_gpus, (unsigned long long)split);
+    if (job->method != GPUPLAN_METHOD_INFER &&
+        (job->seq_len == 0 || job->micro_batch == 0 || job->grad_accum == 0))
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                 "'seq-len', 'micro-batch' and 'grad-accum' must be >= 1");
+    if (job->method == GPUPLAN_METHOD_INFER && job->context_len == 0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'context-len' must be >= 1");
+    const double peak = peak_tflops(gpu, job->precision);
+    if (!(peak > 0) || !(gpu->memory_bandwidth_gb_per_s > 0)) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, gpu->id,
+                          "GPU '%s' has no %s peak or memory bandwidth in the catalog", gpu->id,
+                          gpuplan_precision_name(job->precision));
+        gpuplan_error_hint(err, "choose another --precision, or a GPU with the figure");
+        return GPUPLAN_ERR_USAGE;
+    }
+    struct ctx c = {
+        .p = profile,
+        .job = job,
+        .sys = system,
+        .n_gpus = (uint32_t)n_gpus,
+        .per_node = per_node,
+        .tp = tp,
+        .pp = pp,
+        .dp = (uint32_t)(n_gpus / split),
+        .mem_bw_bytes_per_s =
+            gpu->memory_bandwidth_gb_per_s * GPUPLAN_BYTES_PER_GB * MEM_BW_EFFICIENCY,
+    };
+    out->is_inference = job->method == GPUPLAN_METHOD_INFER;
+    out->dp = c.dp;
+    out->tp = tp;
+    out->pp = pp;
+    out->peak_tflops = peak;
+    if (out->is_inference) {
+        infer_eval(&c, out);
+        return GPUPLAN_OK;
+    }
+    const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
+    out->efficiency = system->efficiency_override > 0
+                          ? min2(system->efficiency_override, 1.0)
+                          : gpuplan_throughput_efficiency(gpu, job->precision, tokens_mb,
+                                                          (double)profile->hidden_size / tp);
+    out->achieved_tflops = peak * out->efficiency;
+    c.achieved_flops_per_s = out->achieved_tflops * GPUPLAN_FLOPS_PER_TFLOP;
+    train_eval(&c, out);
+    return GPUPLAN_OK;
+}

@@ -1,0 +1,344 @@
+/*
+ * test_throughput.c - FLOPs per token, roofline, communication, decode.
+ *
+ * Models are hand-built inventories (Llama-2-7B shapes), GPUs hand-filled
+ * records with datasheet figures, so the expected values below are computed
+ * by hand from the formulas in docs/formulas-time-cost.md.
+ */
+#include "test_common.h"
+
+#include <math.h>
+
+#include "gpuplan/gpuplan.h"
+#include "gpuplan/job.h"
+#include "gpuplan/throughput.h"
+
+struct dims {
+    uint64_t hidden, inter, vocab, heads, kv_heads;
+    uint32_t layers, experts, top_k;
+};
+
+static void
+add(struct gpuplan_model *m, enum gpuplan_role role, uint64_t out, uint64_t in, uint64_t n)
+{
+    struct gpuplan_tensor_group g;
+    memset(&g, 0, sizeof g);
+    g.role = role;
+    g.layer = -1;
+    g.n_dims = 2;
+    g.shape[0] = out;
+    g.shape[1] = in;
+    g.n_tensors = n;
+    g.dtype = GPUPLAN_DTYPE_BF16;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_model_add(m, &g, &err), GPUPLAN_OK);
+}
+
+/* A Llama-style inventory (untied head, SwiGLU MLP; MoE when experts > 0). */
+static void build(struct gpuplan_model *m, const struct dims *d)
+{
+    gpuplan_model_init(m);
+    strcpy(m->id, "test");
+    m->has_arch = true;
+    m->arch.n_layers = d->layers;
+    m->arch.hidden_size = d->hidden;
+    m->arch.n_heads = d->heads;
+    m->arch.n_kv_heads = d->kv_heads;
+    m->arch.head_dim = d->hidden / d->heads;
+    m->arch.intermediate_size = d->inter;
+    m->arch.vocab_size = d->vocab;
+    m->arch.is_moe = d->experts > 0;
+    m->arch.n_experts = d->experts;
+    m->arch.n_experts_per_token = d->top_k;
+    const uint64_t hd = d->hidden / d->heads;
+    add(m, GPUPLAN_ROLE_EMBEDDING, d->vocab, d->hidden, 1);
+    add(m, GPUPLAN_ROLE_ATTN_Q, d->hidden, d->hidden, d->layers);
+    add(m, GPUPLAN_ROLE_ATTN_K, d->kv_heads * hd, d->hidden, d->layers);
+    add(m, GPUPLAN_ROLE_ATTN_V, d->kv_heads * hd, d->hidden, d->layers);
+    add(m, GPUPLAN_ROLE_ATTN_O, d->hidden, d->hidden, d->layers);
+    if (d->experts) {
+        add(m, GPUPLAN_ROLE_ROUTER, d->experts, d->hidden, d->layers);
+        add(m, GPUPLAN_ROLE_EXPERT_GATE, d->inter, d->hidden, (uint64_t)d->layers * d->experts);
+        add(m, GPUPLAN_ROLE_EXPERT_UP, d->inter, d->hidden, (uint64_t)d->layers * d->experts);
+        add(m, GPUPLAN_ROLE_EXPERT_DOWN, d->hidden, d->inter, (uint64_t)d->layers * d->experts);
+    } else {
+        add(m, GPUPLAN_ROLE_MLP_GATE, d->inter, d->hidden, d->layers);
+        add(m, GPUPLAN_ROLE_MLP_UP, d->inter, d->hidden, d->layers);
+        add(m, GPUPLAN_ROLE_MLP_DOWN, d->hidden, d->inter, d->layers);
+    }
+    add(m, GPUPLAN_ROLE_LM_HEAD, d->vocab, d->hidden, 1);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_model_finalize(m, &err), GPUPLAN_OK);
+}
+
+static const struct dims llama2_7b = { 4096, 11008, 32000, 32, 32, 32, 0, 0 };
+
+/* Datasheet figures: H100 SXM 989 TFLOPS bf16 dense, 3.35 TB/s, NVLink 4 900 GB/s. */
+static struct gpuplan_gpu h100(void)
+{
+    struct gpuplan_gpu g;
+    memset(&g, 0, sizeof g);
+    strcpy(g.id, "h100-sxm");
+    strcpy(g.architecture, "Hopper");
+    strcpy(g.compute_capability, "9.0");
+    g.memory_bytes = 80 * GPUPLAN_BYTES_PER_GB;
+    g.memory_bandwidth_gb_per_s = 3350;
+    g.bf16_tflops = g.fp16_tflops = 989;
+    g.fp8_tflops = 1979;
+    g.tf32_tflops = 494.5;
+    g.has_bf16 = g.has_fp8 = g.has_tf32 = true;
+    g.link = GPUPLAN_LINK_NVSWITCH;
+    g.link_gb_per_s = 900;
+    g.max_gpus_per_link_domain = 8;
+    g.pcie_gen = 5;
+    g.tdp_w = 700;
+    return g;
+}
+
+static void job_default(struct gpuplan_job *job, uint32_t n_gpus)
+{
+    gpuplan_job_init(job);
+    job->gpus_per_node = n_gpus;
+    job->nodes = 1;
+    job->seq_len = 4096;
+    job->micro_batch = 2;
+    job->grad_accum = 1;
+    job->attention = GPUPLAN_ATTN_FLASH;
+}
+
+static double rel(double a, double b)
+{
+    return fabs(a - b) / fabs(b);
+}
+
+struct fixture {
+    struct gpuplan_model model;
+    struct gpuplan_throughput_profile profile;
+    struct gpuplan_gpu gpu;
+    struct gpuplan_throughput_system sys;
+    double n_lin;    /* hand count of matmul params */
+    double attn_fwd; /* forward attention FLOPs per token at seq 4096, causal */
+};
+
+static void setup(struct fixture *f, const struct dims *d)
+{
+    build(&f->model, d);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_throughput_profile_build(&f->profile, &f->model, &err), GPUPLAN_OK);
+    f->gpu = h100();
+    gpuplan_throughput_system_init(&f->sys);
+    f->sys.gpu = &f->gpu;
+    const double h = (double)d->hidden, hd = h / d->heads;
+    f->n_lin = d->layers * (2 * h * h + 2 * h * d->kv_heads * hd + 3 * h * d->inter) +
+               (double)d->vocab * h;
+    /* 2 * layers * heads * (d_qk + d_v) * seq / 2 */
+    f->attn_fwd = 2.0 * d->layers * d->heads * (2 * hd) * 4096 / 2.0;
+}
+
+static void test_full_flops_6n_and_8n(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    assert_true(rel(f.profile.linear_params_active, f.n_lin) < 1e-12);
+    struct gpuplan_job job;
+    job_default(&job, 1);
+    struct gpuplan_throughput t;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    job.grad_ckpt = GPUPLAN_CKPT_NONE;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err), GPUPLAN_OK);
+    /* 6N + 3 x attention forward without recompute */
+    assert_true(rel(t.flops_per_token, 6 * f.n_lin + 3 * f.attn_fwd) < 1e-12);
+    assert_true(rel(t.model_flops_per_token, t.flops_per_token) < 1e-12);
+    job.grad_ckpt = GPUPLAN_CKPT_FULL;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err), GPUPLAN_OK);
+    /* 8N + 4 x attention forward with full recompute; MFU still counts 6N */
+    assert_true(rel(t.flops_per_token, 8 * f.n_lin + 4 * f.attn_fwd) < 1e-12);
+    assert_true(rel(t.model_flops_per_token, 6 * f.n_lin + 3 * f.attn_fwd) < 1e-12);
+    job.grad_ckpt = GPUPLAN_CKPT_SELECTIVE;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err), GPUPLAN_OK);
+    assert_true(rel(t.flops_per_token, 6 * f.n_lin + 4 * f.attn_fwd) < 1e-12);
+    /* eager attention computes the full masked square: twice the causal context */
+    job.grad_ckpt = GPUPLAN_CKPT_NONE;
+    job.attention = GPUPLAN_ATTN_EAGER;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err), GPUPLAN_OK);
+    assert_true(rel(t.flops_forward_per_token, 2 * f.n_lin + 2 * f.attn_fwd) < 1e-12);
+    gpuplan_model_release(&f.model);
+}
+
+static void test_lora_skips_weight_gradients(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    struct gpuplan_job job;
+    job_default(&job, 1);
+    job.method = GPUPLAN_METHOD_LORA;
+    job.grad_ckpt = GPUPLAN_CKPT_NONE;
+    job.lora_rank = 8;
+    job.lora_target_roles = (1ULL << GPUPLAN_ROLE_ATTN_Q) | (1ULL << GPUPLAN_ROLE_ATTN_V);
+    struct gpuplan_throughput t;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err), GPUPLAN_OK);
+    /* adapters: r * (in + out) per q and v matrix, 32 layers each */
+    const double adapter = 8.0 * 32 * 2 * (4096 + 4096);
+    const double fwd = 2 * f.n_lin + f.attn_fwd + 2 * adapter;
+    assert_true(rel(t.flops_forward_per_token, fwd) < 1e-12);
+    assert_true(rel(t.flops_backward_per_token, 2 * f.n_lin + 2 * f.attn_fwd + 4 * adapter) <
+                1e-12);
+    /* roughly 4N instead of 6N */
+    assert_true(t.flops_per_token < 0.7 * (6 * f.n_lin + 3 * f.attn_fwd));
+    gpuplan_model_release(&f.model);
+}
+
+static void test_time_and_mfu_consistency(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    struct gpuplan_job job;
+    job_default(&job, 1);
+    job.tokens = 1000000000ULL;
+    job.epochs = 2;
+    struct gpuplan_throughput t;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    f.sys.efficiency_override = 0.5;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err), GPUPLAN_OK);
+    /* single GPU, compute-bound: step = FLOPs / (989e12 * 0.5) + optimizer step */
+    const double tokens = 2.0 * 4096;
+    const double compute = t.flops_per_token * tokens / (989e12 * 0.5);
+    assert_true(rel(t.compute_s, compute) < 1e-9);
+    assert_true(t.step_time_s > compute);
+    assert_true(t.step_time_s < compute * 1.3);
+    assert_int_equal(t.bottleneck, GPUPLAN_BOTTLENECK_COMPUTE);
+    assert_true(rel(t.tokens_per_s, tokens / t.step_time_s) < 1e-12);
+    assert_true(t.mfu > 0.35 && t.mfu < 0.5);
+    assert_true(t.has_train_time);
+    assert_true(rel(t.train_hours, 2e9 / t.tokens_per_s / 3600.0) < 1e-12);
+    assert_string_equal(gpuplan_bottleneck_name(t.bottleneck), "compute");
+    gpuplan_model_release(&f.model);
+}
+
+static void test_decode_bound_by_bandwidth(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    struct gpuplan_job job;
+    job_default(&job, 1);
+    job.method = GPUPLAN_METHOD_INFER;
+    job.batch = 1;
+    job.context_len = 4096;
+    job.weights_dtype = GPUPLAN_DTYPE_BF16;
+    job.kv_dtype = GPUPLAN_DTYPE_BF16;
+    struct gpuplan_throughput t;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err), GPUPLAN_OK);
+    /* weights 2 B/param + KV 2 * 32 layers * 4096 * 4096 ctx * 2 B, at 80 % of 3.35 TB/s */
+    const double bytes = f.model.n_params_total * 2.0 + 2.0 * 32 * 4096 * 4096 * 2.0;
+    const double step = bytes / (3350e9 * 0.8);
+    assert_true(rel(t.decode_step_s, step) < 1e-9);
+    assert_int_equal(t.bottleneck, GPUPLAN_BOTTLENECK_MEMORY_BANDWIDTH);
+    assert_true(t.decode_tokens_per_s > 60 && t.decode_tokens_per_s < 200);
+    /* prefill is compute-bound and much faster per token */
+    assert_true(t.prefill_tokens_per_s > 50 * t.decode_tokens_per_s);
+    assert_true(t.ttft_s > 0);
+    gpuplan_model_release(&f.model);
+}
+
+static void test_pcie_loses_to_nvlink(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    struct gpuplan_job job;
+    job_default(&job, 8);
+    job.sharding = GPUPLAN_SHARDING_FSDP;
+    job.micro_batch = 1;
+    struct gpuplan_throughput nv, pcie;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &nv, &err), GPUPLAN_OK);
+    f.gpu.link = GPUPLAN_LINK_PCIE;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &pcie, &err), GPUPLAN_OK);
+    assert_true(pcie.comm_total_s > 5 * nv.comm_total_s);
+    assert_true(pcie.tokens_per_s_per_gpu < nv.tokens_per_s_per_gpu);
+    assert_int_equal(nv.dp, 8);
+    gpuplan_model_release(&f.model);
+}
+
+static void test_moe_uses_active_params(void **state)
+{
+    (void)state;
+    const struct dims mixtral = { 4096, 14336, 32000, 32, 8, 32, 8, 2 };
+    struct fixture f;
+    setup(&f, &mixtral);
+    const double experts = 32.0 * 8 * 3 * 4096 * 14336;
+    assert_true(rel(f.profile.linear_params_total - f.profile.linear_params_active,
+                    experts * 6.0 / 8.0) < 1e-12);
+    gpuplan_model_release(&f.model);
+}
+
+static void test_bad_layouts_are_errors(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    struct gpuplan_job job;
+    job_default(&job, 8);
+    job.tp = 3;
+    struct gpuplan_throughput t;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err),
+                     GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.message, "tp * pp"));
+    job.tp = 1;
+    job.precision = GPUPLAN_PRECISION_FP8_MIXED;
+    f.gpu.has_fp8 = false;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err),
+                     GPUPLAN_ERR_USAGE);
+    f.sys.gpu = NULL;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err),
+                     GPUPLAN_ERR_USAGE);
+    struct gpuplan_model empty;
+    gpuplan_model_init(&empty);
+    struct gpuplan_throughput_profile p;
+    assert_int_equal(gpuplan_throughput_profile_build(&p, &empty, &err),
+                     GPUPLAN_ERR_INVALID_CONFIG);
+    gpuplan_model_release(&f.model);
+}
+
+static void test_efficiency_grows_with_size(void **state)
+{
+    (void)state;
+    const struct gpuplan_gpu g = h100();
+    const double small = gpuplan_throughput_efficiency(&g, GPUPLAN_PRECISION_BF16, 512, 2048);
+    const double big = gpuplan_throughput_efficiency(&g, GPUPLAN_PRECISION_BF16, 8192, 8192);
+    const double fp8 = gpuplan_throughput_efficiency(&g, GPUPLAN_PRECISION_FP8_MIXED, 8192, 8192);
+    assert_true(small < big);
+    assert_true(big < 1.0 && big > 0.3);
+    assert_true(fp8 < big);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_flops_6n_and_8n),
+        cmocka_unit_test(test_lora_skips_weight_gradients),
+        cmocka_unit_test(test_time_and_mfu_consistency),
+        cmocka_unit_test(test_decode_bound_by_bandwidth),
+        cmocka_unit_test(test_pcie_loses_to_nvlink),
+        cmocka_unit_test(test_moe_uses_active_params),
+        cmocka_unit_test(test_bad_layouts_are_errors),
+        cmocka_unit_test(test_efficiency_grows_with_size),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
