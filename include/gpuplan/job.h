@@ -23,49 +23,69 @@
 #include "gpuplan/dtype.h"
 #include "gpuplan/error.h"
 
-enum gpuplan_method { GPUPLAN_METHOD_FULL = 0, GPUPLAN_METHOD_LORA, GPUPLAN_METHOD_QLORA, GPUPLAN_METHOD_INFER, GPUPLAN_METHOD_COUNT };
+enum gpuplan_method {
+    GPUPLAN_METHOD_FULL = 0,
+    GPUPLAN_METHOD_LORA,
+    GPUPLAN_METHOD_QLORA,
+    GPUPLAN_METHOD_INFER,
+    GPUPLAN_METHOD_COUNT
+};
 
 /* Precision recipes, modelled as they really store tensors. */
 enum gpuplan_precision {
-    GPUPLAN_PRECISION_BF16 = 0,   /* pure bf16 weights, grads and optimizer states (torchtune, LitGPT bf16-true) */
-    GPUPLAN_PRECISION_BF16_MIXED, /* bf16 compute, fp32 master weights and states (HF Trainer, DeepSpeed, Megatron) */
+    GPUPLAN_PRECISION_BF16 =
+        0, /* pure bf16 weights, grads and optimizer states (torchtune, LitGPT bf16-true) */
+    GPUPLAN_PRECISION_BF16_MIXED, /* bf16 compute, fp32 master weights and states (HF Trainer,
+                                     DeepSpeed, Megatron) */
     GPUPLAN_PRECISION_FP16_MIXED, /* as bf16-mixed with fp16 compute and loss scaling */
     GPUPLAN_PRECISION_FP32,       /* everything fp32 */
-    GPUPLAN_PRECISION_FP8_MIXED,  /* fp8 matmuls (Transformer Engine / torchao), bf16 weights + fp32 master */
+    GPUPLAN_PRECISION_FP8_MIXED,  /* fp8 matmuls (Transformer Engine / torchao), bf16 weights + fp32
+                                     master */
     GPUPLAN_PRECISION_COUNT
 };
 
 enum gpuplan_optimizer {
-    GPUPLAN_OPTIMIZER_ADAMW = 0,       /* two fp32 moments: 8 B/param */
-    GPUPLAN_OPTIMIZER_ADAMW_8BIT,      /* bitsandbytes: 2 B/param + block absmax; small tensors fp32 */
-    GPUPLAN_OPTIMIZER_PAGED_ADAMW,     /* as adamw, in CUDA unified memory */
+    GPUPLAN_OPTIMIZER_ADAMW = 0,   /* two fp32 moments: 8 B/param */
+    GPUPLAN_OPTIMIZER_ADAMW_8BIT,  /* bitsandbytes: 2 B/param + block absmax; small tensors fp32 */
+    GPUPLAN_OPTIMIZER_PAGED_ADAMW, /* as adamw, in CUDA unified memory */
     GPUPLAN_OPTIMIZER_PAGED_ADAMW_8BIT,
-    GPUPLAN_OPTIMIZER_SGD,             /* momentum: 4 B/param */
-    GPUPLAN_OPTIMIZER_ADAFACTOR,       /* factored second moment: ~O(rows + cols) */
-    GPUPLAN_OPTIMIZER_LION,            /* one moment: 4 B/param (fp32) */
+    GPUPLAN_OPTIMIZER_SGD,       /* momentum: 4 B/param */
+    GPUPLAN_OPTIMIZER_ADAFACTOR, /* factored second moment: ~O(rows + cols) */
+    GPUPLAN_OPTIMIZER_LION,      /* one moment: 4 B/param (fp32) */
     GPUPLAN_OPTIMIZER_COUNT
 };
 
-enum gpuplan_grad_ckpt { GPUPLAN_CKPT_NONE = 0, GPUPLAN_CKPT_SELECTIVE, GPUPLAN_CKPT_FULL, GPUPLAN_CKPT_COUNT };
-enum gpuplan_attention { GPUPLAN_ATTN_EAGER = 0, GPUPLAN_ATTN_SDPA, GPUPLAN_ATTN_FLASH, GPUPLAN_ATTN_COUNT };
+enum gpuplan_grad_ckpt {
+    GPUPLAN_CKPT_NONE = 0,
+    GPUPLAN_CKPT_SELECTIVE,
+    GPUPLAN_CKPT_FULL,
+    GPUPLAN_CKPT_COUNT
+};
+enum gpuplan_attention {
+    GPUPLAN_ATTN_EAGER = 0,
+    GPUPLAN_ATTN_SDPA,
+    GPUPLAN_ATTN_FLASH,
+    GPUPLAN_ATTN_COUNT
+};
 
 enum gpuplan_sharding {
-    GPUPLAN_SHARDING_NONE = 0, /* single process (or plain replication) */
-    GPUPLAN_SHARDING_DDP,      /* data parallel, full replica per GPU */
-    GPUPLAN_SHARDING_ZERO1,    /* optimizer states sharded */
-    GPUPLAN_SHARDING_ZERO2,    /* + gradients sharded */
-    GPUPLAN_SHARDING_ZERO3,    /* + parameters sharded */
-    GPUPLAN_SHARDING_FSDP,     /* FULL_SHARD, equivalent to ZeRO-3 */
-    GPUPLAN_SHARDING_FSDP_HYBRID, /* HYBRID_SHARD: full shard inside a node, replicate across nodes */
+    GPUPLAN_SHARDING_NONE = 0,    /* single process (or plain replication) */
+    GPUPLAN_SHARDING_DDP,         /* data parallel, full replica per GPU */
+    GPUPLAN_SHARDING_ZERO1,       /* optimizer states sharded */
+    GPUPLAN_SHARDING_ZERO2,       /* + gradients sharded */
+    GPUPLAN_SHARDING_ZERO3,       /* + parameters sharded */
+    GPUPLAN_SHARDING_FSDP,        /* FULL_SHARD, equivalent to ZeRO-3 */
+    GPUPLAN_SHARDING_FSDP_HYBRID, /* HYBRID_SHARD: full shard inside a node, replicate across nodes
+                                   */
     GPUPLAN_SHARDING_COUNT
 };
 
 enum gpuplan_offload {
     GPUPLAN_OFFLOAD_NONE = 0,
-    GPUPLAN_OFFLOAD_OPTIMIZER,        /* optimizer states (+ master weights) in host RAM, CPU step */
-    GPUPLAN_OFFLOAD_PARAMS,           /* parameters in host RAM */
+    GPUPLAN_OFFLOAD_OPTIMIZER, /* optimizer states (+ master weights) in host RAM, CPU step */
+    GPUPLAN_OFFLOAD_PARAMS,    /* parameters in host RAM */
     GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS, /* both */
-    GPUPLAN_OFFLOAD_NVME,             /* ZeRO-Infinity: optimizer and params on NVMe, pinned host buffers */
+    GPUPLAN_OFFLOAD_NVME, /* ZeRO-Infinity: optimizer and params on NVMe, pinned host buffers */
     GPUPLAN_OFFLOAD_COUNT
 };
 
@@ -75,37 +95,40 @@ typedef uint64_t gpuplan_role_mask;
 #define GPUPLAN_JOB_MAX_TEXT 256
 
 struct gpuplan_job {
-    enum gpuplan_method method;            /* default full */
-    enum gpuplan_precision precision;      /* default bf16-mixed */
-    enum gpuplan_optimizer optimizer;      /* default adamw */
-    enum gpuplan_grad_ckpt grad_ckpt;      /* default none (full for qlora) */
-    bool grad_ckpt_set;                    /* the user chose grad_ckpt explicitly */
-    enum gpuplan_attention attention;      /* default sdpa */
-    uint64_t seq_len;                      /* tokens per sequence, default 2048 */
-    uint64_t micro_batch;                  /* sequences per GPU per step, default 1 */
-    uint64_t grad_accum;                   /* micro-batches per optimizer step, default 1 */
-    uint32_t lora_rank;                    /* default 8 */
-    double lora_alpha;                     /* default 16 (time only, no memory effect) */
+    enum gpuplan_method method;       /* default full */
+    enum gpuplan_precision precision; /* default bf16-mixed */
+    enum gpuplan_optimizer optimizer; /* default adamw */
+    enum gpuplan_grad_ckpt grad_ckpt; /* default none (full for qlora) */
+    bool grad_ckpt_set;               /* the user chose grad_ckpt explicitly */
+    enum gpuplan_attention attention; /* default sdpa */
+    uint64_t seq_len;                 /* tokens per sequence, default 2048 */
+    uint64_t micro_batch;             /* sequences per GPU per step, default 1 */
+    uint64_t grad_accum;              /* micro-batches per optimizer step, default 1 */
+    bool optim_in_bwd;  /* optimizer step fused into backward (grads freed per param) */
+    bool act_offload;   /* activation offload to host (torchtune), default no */
+    bool chunked_ce;    /* chunked cross-entropy (logits upcast per chunk), default no */
+    uint32_t lora_rank; /* default 8 */
+    double lora_alpha;  /* default 16 (time only, no memory effect) */
     char lora_targets[GPUPLAN_JOB_MAX_TEXT]; /* "q_proj,v_proj", "all-linear", "attn" */
-    gpuplan_role_mask lora_target_roles;   /* resolved from lora_targets */
-    enum gpuplan_dtype quant;              /* qlora base storage: default NF4_DQ; also NF4, INT8 */
-    enum gpuplan_sharding sharding;        /* default none on 1 GPU, ddp on more */
+    gpuplan_role_mask lora_target_roles;     /* resolved from lora_targets */
+    enum gpuplan_dtype quant;       /* qlora base storage: default NF4_DQ; also NF4, INT8 */
+    enum gpuplan_sharding sharding; /* default none on 1 GPU, ddp on more */
     bool sharding_set;
-    enum gpuplan_offload offload;          /* default none */
-    uint32_t tp;                           /* tensor parallel degree, default 1 */
-    uint32_t pp;                           /* pipeline parallel degree, default 1 */
-    uint32_t gpus_per_node;                /* from --gpu ID:N, default 1 */
-    uint32_t nodes;                        /* default 1 */
-    char gpu_id[64];                       /* catalog GPU id, "local", or "" (memory only) */
+    enum gpuplan_offload offload; /* default none */
+    uint32_t tp;                  /* tensor parallel degree, default 1 */
+    uint32_t pp;                  /* pipeline parallel degree, default 1 */
+    uint32_t gpus_per_node;       /* from --gpu ID:N, default 1 */
+    uint32_t nodes;               /* default 1 */
+    char gpu_id[64];              /* catalog GPU id, "local", or "" (memory only) */
     /* inference */
-    uint64_t context_len;                  /* tokens of context per sequence, default 4096 */
-    uint64_t batch;                        /* concurrent sequences, default 1 */
-    enum gpuplan_dtype kv_dtype;           /* default BF16; F8_E4M3 for fp8 */
-    enum gpuplan_dtype weights_dtype;      /* serving weight format, default BF16 */
-    double gpu_memory_utilization;         /* vLLM-style fraction, default 0.90 */
+    uint64_t context_len;             /* tokens of context per sequence, default 4096 */
+    uint64_t batch;                   /* concurrent sequences, default 1 */
+    enum gpuplan_dtype kv_dtype;      /* default BF16; F8_E4M3 for fp8 */
+    enum gpuplan_dtype weights_dtype; /* serving weight format, default BF16 */
+    double gpu_memory_utilization;    /* vLLM-style fraction, default 0.90 */
     /* time and cost */
-    uint64_t tokens;                       /* training tokens per epoch, 0 = not given */
-    double epochs;                         /* default 1 */
+    uint64_t tokens; /* training tokens per epoch, 0 = not given */
+    double epochs;   /* default 1 */
 };
 
 /* Fill the defaults above. */
@@ -120,13 +143,13 @@ enum gpuplan_opt_type {
 };
 
 struct gpuplan_job_option {
-    const char *name;          /* long option without dashes, e.g. "seq-len"; JSON key uses '_' */
+    const char *name; /* long option without dashes, e.g. "seq-len"; JSON key uses '_' */
     enum gpuplan_opt_type type;
-    const char *arg_name;      /* e.g. "N", "full|lora|qlora|infer" */
-    const char *help;          /* one line, English (translated by the front-end) */
-    const char *default_text;  /* e.g. "2048" */
+    const char *arg_name;       /* e.g. "N", "full|lora|qlora|infer" */
+    const char *help;           /* one line, English (translated by the front-end) */
+    const char *default_text;   /* e.g. "2048" */
     const char *const *choices; /* NULL-terminated for GPUPLAN_OPT_CHOICE */
-    uint64_t min;              /* for counts */
+    uint64_t min;               /* for counts */
     uint64_t max;
 };
 

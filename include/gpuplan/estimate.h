@@ -1,0 +1,146 @@
+/*
+ * estimate.h - the memory model: bytes per GPU and per host for a job.
+ *
+ * Two steps, so a planner can evaluate millions of candidates:
+ *  (a) gpuplan_memory_profile_build(): once per (model, LoRA targets, rank):
+ *      parameter counts by class (quantisable linear, 16-bit rest, trainable
+ *      adapters), the largest layer and tensor, and the per-token activation
+ *      coefficients of one block, read off the tensor inventory;
+ *  (b) gpuplan_memory_eval(): closed-form and allocation-free, from the
+ *      profile, the job and the GPU (may be NULL: no fit verdict).
+ * gpuplan_estimate_memory() does both and adds "what to change to fit"
+ * suggestions by re-running (b) with one option changed at a time.
+ *
+ * Every formula and its derivation is in src/lib/memory_model.c and
+ * docs/formulas.md. Results are bytes (uint64); nothing is printed.
+ * Not here: time, cost (throughput and cost modules), rendering (render.h).
+ */
+#ifndef GPUPLAN_ESTIMATE_H
+#define GPUPLAN_ESTIMATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/error.h"
+#include "gpuplan/job.h"
+#include "gpuplan/model.h"
+
+/* Per-model facts the closed-form evaluation needs (no pointers, copyable). */
+struct gpuplan_memory_profile {
+    char model_id[128];
+    uint64_t n_params;      /* all parameters, e.g. 8,030,261,248 */
+    uint64_t linear_params; /* nn.Linear weights (quantised by QLoRA / serving formats) */
+    uint64_t other_params;  /* embeddings, lm_head, norms, biases: kept 16-bit */
+    uint64_t
+        small_tensor_params;  /* params in tensors < 4096 elements (bnb 8-bit keeps them fp32) */
+    uint64_t factored_params; /* Adafactor: sum of (rows + cols) over matrices + numel of vectors */
+    uint64_t block_params;    /* params inside the decoder/encoder blocks */
+    uint64_t embed_params;    /* token + position embeddings */
+    uint64_t head_params;     /* lm_head (0 when tied) */
+    uint64_t largest_layer_params;  /* largest FSDP unit: one block, or the embedding/head root */
+    uint64_t largest_tensor_params; /* largest single tensor (grads under optimizer-in-backward) */
+    uint64_t largest_linear_params; /* largest quantised linear (QLoRA dequant workspace) */
+    /* LoRA adapters for the profile's targets and rank */
+    gpuplan_role_mask lora_roles;
+    uint32_t lora_rank;
+    uint64_t lora_params;          /* r * (in + out) summed over targeted linears */
+    uint64_t lora_small_params;    /* adapter tensors < 4096 elements */
+    uint64_t lora_factored_params; /* Adafactor factors of the adapters */
+    /* architecture (per block, per token) */
+    uint32_t n_layers; /* all blocks (encoder + decoder) */
+    uint64_t hidden;   /* h */
+    uint64_t q_width;  /* n_heads * head_dim */
+    uint64_t kv_width; /* n_kv_heads * head_dim */
+    uint64_t n_heads;
+    uint64_t head_dim;
+    uint64_t q_lora_rank;  /* MLA */
+    uint64_t kv_lora_rank; /* MLA */
+    uint64_t mlp_width;    /* I of the dense MLP, or top-k * I_moe + shared widths */
+    uint64_t vocab;
+    uint64_t kv_cache_width; /* KV elements per token per layer: 2*kv_width, or MLA latent */
+    bool gated_mlp;
+    bool is_moe;
+    uint32_t n_experts_per_token;
+    uint32_t n_experts;
+    /* inputs of adapted linears per token per block (elements), by kind of input */
+    uint64_t lora_input_elems; /* distinct saved inputs of adapted linears (shared inputs once) */
+};
+
+enum gpuplan_status gpuplan_memory_profile_build(struct gpuplan_memory_profile *profile,
+                                                 const struct gpuplan_model *model,
+                                                 gpuplan_role_mask lora_roles,
+                                                 uint32_t lora_rank,
+                                                 struct gpuplan_error *err);
+
+/* One GPU's memory (bytes), the host's, and the verdict. */
+struct gpuplan_memory_per_gpu {
+    uint64_t weights_bytes; /* model weights resident (incl. master copy, working copy, gathered
+                               units) */
+    uint64_t gradients_bytes;
+    uint64_t optimizer_bytes;
+    uint64_t activations_bytes; /* peak of saved activations + logits/loss + transient workspace */
+    uint64_t adapters_bytes;    /* LoRA adapter weights */
+    uint64_t kv_cache_bytes;    /* inference */
+    uint64_t overhead_bytes;    /* communication buffers, quantisation workspace */
+    uint64_t peak_allocated_bytes; /* torch.cuda.max_memory_allocated equivalent */
+    uint64_t peak_reserved_bytes;  /* + allocator caching and fragmentation */
+    uint64_t cuda_context_bytes;   /* CUDA/driver context, outside the allocator */
+    uint64_t device_total_bytes;   /* reserved + context: what nvidia-smi shows */
+};
+
+struct gpuplan_memory_estimate {
+    struct gpuplan_memory_per_gpu per_gpu;
+    uint64_t host_ram_bytes; /* per node: offloaded states, pinned buffers, paged optimizer */
+    uint32_t n_gpus;         /* gpus_per_node * nodes */
+    uint32_t dp_degree;      /* data-parallel size (n_gpus / (tp * pp)) */
+    uint32_t shard_degree;   /* ranks model states are sharded over */
+    bool has_gpu;
+    uint64_t gpu_usable_bytes; /* what the allocator can use on the GPU */
+    bool fits;                 /* device_total <= usable (only with has_gpu) */
+    int64_t headroom_bytes;    /* usable - device_total */
+    /* inference */
+    uint64_t kv_bytes_per_seq;    /* at --context */
+    uint64_t max_concurrent_seqs; /* vLLM-style, at --gpu-memory-utilization */
+};
+
+#define GPUPLAN_MAX_SUGGESTIONS 8
+
+struct gpuplan_memory_suggestion {
+    char change[128];     /* e.g. "--grad-ckpt full" or "--gpu h100-sxm:2 --sharding fsdp" */
+    int64_t saving_bytes; /* per-GPU device total saved (positive = less memory) */
+    bool fits;            /* the changed job fits */
+};
+
+struct gpuplan_memory_report {
+    struct gpuplan_memory_estimate est;
+    struct gpuplan_memory_suggestion suggestions[GPUPLAN_MAX_SUGGESTIONS];
+    size_t n_suggestions;
+};
+
+/*
+ * Closed form; no allocation, no failure on valid profile and job (counts are
+ * bounded by the option table, arithmetic saturates). `gpu` may be NULL.
+ */
+void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
+                         const struct gpuplan_job *job,
+                         const struct gpuplan_gpu *gpu,
+                         struct gpuplan_memory_estimate *out);
+
+/* The job after the defaults that depend on other options (QLoRA ckpt, DDP on >1 GPU). */
+void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out);
+
+/*
+ * Profile + eval + suggestions (only when a GPU is given and the job does
+ * not fit). GPUPLAN_ERR_INVALID_CONFIG when the model lacks the
+ * architecture the activation model needs; GPUPLAN_ERR_UNSUPPORTED for
+ * combinations not modelled (e.g. tp not dividing the heads).
+ */
+enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
+                                            const struct gpuplan_job *job,
+                                            const struct gpuplan_gpu *gpu,
+                                            struct gpuplan_memory_report *out,
+                                            struct gpuplan_error *err);
+
+#endif

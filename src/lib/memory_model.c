@@ -1,0 +1,951 @@
+/*
+ * memory_model.c - bytes per GPU and per host for training and serving.
+ *
+ * Profile (once per model and LoRA setup) + closed-form evaluation (per
+ * candidate, allocation-free). Derivations are given next to each formula
+ * and collected in docs/formulas.md. Notation: P parameters, h hidden, q
+ * query width (heads * head_dim), kv key/value width, I MLP width, V vocab,
+ * T tokens per micro-batch (micro_batch * seq_len), L blocks, N shard size,
+ * c bytes of a compute (matmul) activation, r bytes of a residual-stream
+ * activation.
+ *
+ * The evaluation works in doubles (exact for integers below 2^53, i.e. up to
+ * 8 PiB) and saturates when converting to uint64 bytes, so no option
+ * combination overflows.
+ *
+ * Not modelled (see docs/formulas.md "limits"): dropout masks (Llama-family
+ * models have none), sequence parallelism, context parallelism, interleaved
+ * pipeline schedules, encoder/decoder asymmetry of T5 (blocks are treated
+ * alike), Liger/fused kernels.
+ */
+#include "gpuplan/estimate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuplan/units.h"
+
+#define ROLE_BIT(r) (1ULL << (r))
+
+/* bitsandbytes: tensors with fewer elements than this keep 32-bit states (min_8bit_size = 4096). */
+#define BNB_MIN_8BIT_ELEMS 4096ULL
+/* bitsandbytes blockwise 8-bit states: one fp32 absmax per 2048-element block, per state. */
+#define BNB_BLOCK_ELEMS 2048.0
+/* torchtune's chunked cross-entropy splits the logits into 8 chunks (CEWithChunkedOutputLoss). */
+#define CHUNKED_CE_CHUNKS 8.0
+/* DeepSpeed estimators' `additional_buffer_factor` default for host memory (calculators.md 1.2). */
+#define DEEPSPEED_HOST_BUFFER_FACTOR 1.5
+/* DeepSpeed offload_param defaults: buffer_count 5, buffer_size 1e8 elements (fp16). */
+#define DEEPSPEED_NVME_PARAM_BUFFERS 5.0
+#define DEEPSPEED_NVME_BUFFER_ELEMS  1e8
+/* vLLM chunked prefill: max_num_batched_tokens default of the V1 engine for online serving
+ * (assumption). */
+#define PREFILL_CHUNK_TOKENS 8192.0
+
+/*
+ * Assumptions that are not fitted to any row (docs/formulas.md, "overheads"):
+ * - CUDA context + kernels loaded by PyTorch: 300-600 MiB depending on the GPU
+ *   generation and CUDA's lazy loading (CUDA_MODULE_LOADING=LAZY default since
+ *   CUDA 11.7); we take 400 MiB before Ampere, 500 MiB for Ampere/Ada, 600 MiB
+ *   for Hopper and later.
+ * - NCCL communicator buffers: 4 MiB NCCL_BUFFSIZE per channel and peer
+ *   direction; with the default channel counts on an 8-GPU NVSwitch node this
+ *   is a few hundred MiB; we take 256 MiB per GPU whenever there is more than
+ *   one GPU (outside the caching allocator).
+ * - Caching-allocator slack: reserved = allocated * 1.10 (blocks rounded to
+ *   2 MiB segments and cached after free); compared on rows that publish both.
+ */
+#define CUDA_CONTEXT_PRE_AMPERE_MIB 400ULL
+#define CUDA_CONTEXT_AMPERE_MIB     500ULL
+#define CUDA_CONTEXT_HOPPER_MIB     600ULL
+#define NCCL_BUFFERS_MIB            256ULL
+#define ALLOCATOR_SLACK             0.10
+
+/* ---- profile ---------------------------------------------------------- */
+
+static uint64_t numel_of(const struct gpuplan_tensor_group *g)
+{
+    return g->n_tensors ? g->n_params / g->n_tensors : g->n_params;
+}
+
+/* Width of the tensor feeding a linear of this role (its `in` dimension), by source. */
+enum input_source {
+    SRC_NONE = 0,
+    SRC_NORM1,
+    SRC_ATTN_OUT,
+    SRC_NORM2,
+    SRC_MLP_INNER,
+    SRC_MLA_Q,
+    SRC_MLA_KV
+};
+
+static enum input_source role_source(enum gpuplan_role role)
+{
+    switch (role) {
+    case GPUPLAN_ROLE_ATTN_Q:
+    case GPUPLAN_ROLE_ATTN_K:
+    case GPUPLAN_ROLE_ATTN_V:
+    case GPUPLAN_ROLE_ATTN_QKV:
+    case GPUPLAN_ROLE_MLA_Q_A:
+    case GPUPLAN_ROLE_MLA_KV_A:
+        return SRC_NORM1;
+    case GPUPLAN_ROLE_ATTN_O:
+        return SRC_ATTN_OUT;
+    case GPUPLAN_ROLE_MLA_Q_B:
+        return SRC_MLA_Q;
+    case GPUPLAN_ROLE_MLA_KV_B:
+        return SRC_MLA_KV;
+    case GPUPLAN_ROLE_MLP_GATE:
+    case GPUPLAN_ROLE_MLP_UP:
+    case GPUPLAN_ROLE_MLP_GATE_UP:
+    case GPUPLAN_ROLE_ROUTER:
+    case GPUPLAN_ROLE_EXPERT_GATE:
+    case GPUPLAN_ROLE_EXPERT_UP:
+    case GPUPLAN_ROLE_EXPERT_GATE_UP:
+    case GPUPLAN_ROLE_SHARED_GATE:
+    case GPUPLAN_ROLE_SHARED_UP:
+    case GPUPLAN_ROLE_SHARED_ROUTER:
+        return SRC_NORM2;
+    case GPUPLAN_ROLE_MLP_DOWN:
+    case GPUPLAN_ROLE_EXPERT_DOWN:
+    case GPUPLAN_ROLE_SHARED_DOWN:
+        return SRC_MLP_INNER;
+    default:
+        return SRC_NONE;
+    }
+}
+
+static void profile_arch(struct gpuplan_memory_profile *p, const struct gpuplan_arch *a)
+{
+    p->n_layers = a->n_layers + a->n_encoder_layers;
+    p->hidden = a->hidden_size;
+    p->n_heads = a->n_heads ? a->n_heads : 1;
+    const uint64_t head_dim =
+        a->head_dim ? a->head_dim : (a->n_heads ? a->hidden_size / a->n_heads : 0);
+    p->head_dim = head_dim;
+    p->q_width = p->n_heads * head_dim;
+    p->kv_width = (a->n_kv_heads ? a->n_kv_heads : p->n_heads) * head_dim;
+    p->kv_cache_width = 2 * p->kv_width;
+    if (a->is_mla) {
+        /* DeepSeek MLA: per-head q/k of nope+rope dims, v of v_head_dim; the cache holds the
+         * latent. */
+        p->q_width = p->n_heads * (a->qk_nope_head_dim + a->qk_rope_head_dim);
+        p->kv_width = p->q_width;
+        p->kv_cache_width = a->kv_lora_rank + a->qk_rope_head_dim;
+    }
+    p->vocab = a->vocab_size;
+    p->gated_mlp = a->gated_mlp;
+    p->is_moe = a->is_moe || a->n_experts > 0;
+    p->n_experts = a->n_experts;
+    p->n_experts_per_token = a->n_experts_per_token;
+    p->mlp_width = a->intermediate_size;
+    if (p->is_moe) {
+        const uint64_t expert_width =
+            a->moe_intermediate_size ? a->moe_intermediate_size : a->intermediate_size;
+        p->mlp_width = (uint64_t)a->n_experts_per_token * expert_width +
+                       (uint64_t)a->n_shared_experts * expert_width;
+    }
+    p->q_lora_rank = a->q_lora_rank;
+    p->kv_lora_rank = a->kv_lora_rank;
+}
+
+/* Distinct saved inputs (elements per token) of the adapted linears of one block. */
+static uint64_t lora_input_elems(const struct gpuplan_memory_profile *p, gpuplan_role_mask roles)
+{
+    bool used[SRC_MLA_KV + 1] = { false };
+    for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
+        if (roles & ROLE_BIT(r))
+            used[role_source((enum gpuplan_role)r)] = true;
+    }
+    uint64_t k = p->is_moe && p->n_experts_per_token ? p->n_experts_per_token : 1;
+    uint64_t e = 0;
+    if (used[SRC_NORM1])
+        e += p->hidden;
+    if (used[SRC_ATTN_OUT])
+        e += p->q_width;
+    if (used[SRC_NORM2])
+        e += p->hidden *
+             (p->is_moe ? k : 1); /* each routed expert indexes its own copy of its tokens */
+    if (used[SRC_MLP_INNER])
+        e += p->mlp_width;
+    if (used[SRC_MLA_Q])
+        e += p->q_lora_rank;
+    if (used[SRC_MLA_KV])
+        e += p->kv_lora_rank;
+    return e;
+}
+
+enum gpuplan_status gpuplan_memory_profile_build(struct gpuplan_memory_profile *p,
+                                                 const struct gpuplan_model *model,
+                                                 gpuplan_role_mask lora_roles,
+                                                 uint32_t lora_rank,
+                                                 struct gpuplan_error *err)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->model_id, sizeof p->model_id, "%s", model->id);
+    if (!model->has_arch || model->arch.n_layers == 0 || model->arch.hidden_size == 0)
+        return gpuplan_error_set(
+            err, GPUPLAN_ERR_INVALID_CONFIG, model->id,
+            "model '%s' has no architecture (layers, hidden size); the memory model needs them",
+            model->id);
+    profile_arch(p, &model->arch);
+    p->lora_roles = lora_roles;
+    p->lora_rank = lora_rank;
+
+    int32_t max_layer = -1;
+    for (size_t i = 0; i < model->n_groups; i++) {
+        if (model->groups[i].layer > max_layer)
+            max_layer = model->groups[i].layer;
+    }
+    const size_t n_slots = max_layer >= 0 ? 2 * ((size_t)max_layer + 1) : 1;
+    uint64_t *per_layer = calloc(n_slots, sizeof *per_layer);
+    if (!per_layer)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL,
+                                 "out of memory for the memory profile");
+
+    for (size_t i = 0; i < model->n_groups; i++) {
+        const struct gpuplan_tensor_group *g = &model->groups[i];
+        const uint64_t numel = numel_of(g);
+        const bool is_matrix = g->n_dims >= 2;
+        const bool is_linear = gpuplan_role_is_linear(g->role) && is_matrix;
+        p->n_params += g->n_params;
+        if (is_linear)
+            p->linear_params += g->n_params;
+        else
+            p->other_params += g->n_params;
+        if (numel < BNB_MIN_8BIT_ELEMS)
+            p->small_tensor_params += g->n_params;
+        /* Adafactor factors a matrix's second moment into a row and a column vector. */
+        p->factored_params +=
+            is_matrix ? (g->shape[0] + numel / (g->shape[0] ? g->shape[0] : 1)) * g->n_tensors
+                      : g->n_params;
+        if (numel > p->largest_tensor_params)
+            p->largest_tensor_params = numel;
+        if (is_linear && numel > p->largest_linear_params)
+            p->largest_linear_params = numel;
+        if (g->role == GPUPLAN_ROLE_EMBEDDING || g->role == GPUPLAN_ROLE_POS_EMBEDDING)
+            p->embed_params += g->n_params;
+        else if (g->role == GPUPLAN_ROLE_LM_HEAD)
+            p->head_params += g->n_params;
+        if (g->layer >= 0) {
+            p->block_params += g->n_params;
+            per_layer[2 * (size_t)g->layer + (g->stack == GPUPLAN_STACK_ENCODER)] += g->n_params;
+        }
+        if (is_linear && (lora_roles & ROLE_BIT(g->role)) && g->n_dims == 2) {
+            /* LoRA: A is r x in, B is out x r (PEFT LoraLayer), per targeted linear. */
+            const uint64_t a = (uint64_t)lora_rank * g->shape[1],
+                           b = g->shape[0] * (uint64_t)lora_rank;
+            p->lora_params += (a + b) * g->n_tensors;
+            p->lora_small_params +=
+                ((a < BNB_MIN_8BIT_ELEMS ? a : 0) + (b < BNB_MIN_8BIT_ELEMS ? b : 0)) *
+                g->n_tensors;
+            p->lora_factored_params +=
+                ((uint64_t)lora_rank * 2 + g->shape[1] + g->shape[0]) * g->n_tensors;
+        }
+    }
+    uint64_t largest = 0;
+    for (size_t i = 0; i < n_slots; i++) {
+        if (per_layer[i] > largest)
+            largest = per_layer[i];
+    }
+    free(per_layer);
+    /*
+     * FSDP units as torchtitan/torchtune wrap them: each block, the token
+     * embedding, and the output head with the final norm.
+     */
+    const uint64_t rest = p->n_params - p->block_params - p->embed_params;
+    uint64_t unit = largest > p->embed_params ? largest : p->embed_params;
+    p->largest_layer_params = unit > rest ? unit : rest;
+    p->lora_input_elems = lora_input_elems(p, lora_roles);
+    return GPUPLAN_OK;
+}
+
+/* ---- evaluation ------------------------------------------------------- */
+
+void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
+{
+    *out = *job;
+    /* PEFT's prepare_model_for_kbit_training turns gradient checkpointing on. */
+    if (out->method == GPUPLAN_METHOD_QLORA && !out->grad_ckpt_set)
+        out->grad_ckpt = GPUPLAN_CKPT_FULL;
+    const uint64_t n_gpus = (uint64_t)out->gpus_per_node * out->nodes;
+    if (!out->sharding_set)
+        out->sharding = n_gpus > 1 ? GPUPLAN_SHARDING_DDP : GPUPLAN_SHARDING_NONE;
+    if (out->tp == 0)
+        out->tp = 1;
+    if (out->pp == 0)
+        out->pp = 1;
+}
+
+static bool is_sharded_params(enum gpuplan_sharding s)
+{
+    return s == GPUPLAN_SHARDING_ZERO3 || s == GPUPLAN_SHARDING_FSDP ||
+           s == GPUPLAN_SHARDING_FSDP_HYBRID;
+}
+
+static bool is_mixed(enum gpuplan_precision p)
+{
+    return p == GPUPLAN_PRECISION_BF16_MIXED || p == GPUPLAN_PRECISION_FP16_MIXED ||
+           p == GPUPLAN_PRECISION_FP8_MIXED;
+}
+
+static bool is_paged(enum gpuplan_optimizer o)
+{
+    return o == GPUPLAN_OPTIMIZER_PAGED_ADAMW || o == GPUPLAN_OPTIMIZER_PAGED_ADAMW_8BIT;
+}
+
+/*
+ * Optimizer state bytes for `n` trainable params, of which `small` sit in
+ * tensors < 4096 elements and `factored` is Adafactor's row+column count.
+ * `state_bytes` is the element size of 32-bit-style states: 4 (fp32), or 2
+ * under pure bf16 (torch.optim keeps states in the parameter dtype).
+ * - AdamW: exp_avg + exp_avg_sq = 2 states (Loshchilov & Hutter; torch.optim.AdamW).
+ * - 8-bit AdamW (bitsandbytes, Dettmers et al. 2110.02861): 2 uint8 states +
+ *   one fp32 absmax per 2048-element block per state; tensors below
+ *   min_8bit_size = 4096 elements keep 32-bit states.
+ * - SGD with momentum, Lion: one state. Adafactor (beta1 None, HF default):
+ *   fp32 row and column second-moment factors.
+ */
+static double optimizer_bytes(enum gpuplan_optimizer o,
+                              double n,
+                              double small,
+                              double factored,
+                              double state_bytes)
+{
+    switch (o) {
+    case GPUPLAN_OPTIMIZER_ADAMW:
+    case GPUPLAN_OPTIMIZER_PAGED_ADAMW:
+        return 2.0 * state_bytes * n;
+    case GPUPLAN_OPTIMIZER_ADAMW_8BIT:
+    case GPUPLAN_OPTIMIZER_PAGED_ADAMW_8BIT:
+        return (n - small) * (2.0 + 2.0 * 4.0 / BNB_BLOCK_ELEMS) + small * 8.0;
+    case GPUPLAN_OPTIMIZER_SGD:
+    case GPUPLAN_OPTIMIZER_LION:
+        return state_bytes * n;
+    case GPUPLAN_OPTIMIZER_ADAFACTOR:
+        return 4.0 * factored;
+    default:
+        return 2.0 * state_bytes * n;
+    }
+}
+
+struct act_sizes {
+    double c;         /* bytes of a matmul activation */
+    double r;         /* bytes of a residual-stream activation */
+    double per_layer; /* saved bytes per token per block, no recompute */
+    double core_s2;   /* part of per_layer that is attention-score sized (dropped by selective) */
+    double boundary;  /* bytes per token per block kept under full recompute */
+    double bwd_ws;    /* backward workspace per token of one block */
+    double selective; /* saved bytes per token per block under selective recompute */
+};
+
+/*
+ * Saved activations of one HF Llama-style block, per token, derived from
+ * what autograd keeps (docs/formulas.md "activations"):
+ *  RMSNorm (x.float(), x*rsqrt, w*y): fp32 input 4h; plus the normalised
+ *    r-byte input of the weight multiply when the norm weight is trained.
+ *  Linear y = xW^T: saves x only when W is trained (frozen W: input grad
+ *    needs W alone). Under autocast with an fp32 residual stream each
+ *    linear casts (and saves) its own c-byte copy of the input.
+ *  SDPA (mem-efficient/flash kernels): q, k, v (HF sdpa path expands GQA
+ *    k/v to q width with repeat_kv), output, fp32 logsumexp per head; the
+ *    transposed output is copied (contiguous) before o_proj.
+ *  flash_attention_2: q, k, v at their own widths, output, logsumexp; o_proj
+ *    input is a view of the output.
+ *  eager: q, repeated k and v, fp32 softmax output (a*s per token) and its
+ *    c-byte cast used by probs@v; o_proj input copy.
+ *  SwiGLU MLP: silu input, silu output, up output, down input (4 c*I);
+ *    frozen: the down input only when down_proj is adapted (3 c*I).
+ *  GELU MLP: fc1 output (GELU input), fc2 input (2 c*I).
+ * Compare Korthikanti et al. 2205.05198: sbh(34 + 5as/h) for GPT blocks
+ * with dropout and a 4h MLP.
+ */
+static struct act_sizes activation_sizes(const struct gpuplan_memory_profile *p,
+                                         const struct gpuplan_job *j,
+                                         double seq_len)
+{
+    struct act_sizes a;
+    memset(&a, 0, sizeof a);
+    const bool fp32 = j->precision == GPUPLAN_PRECISION_FP32;
+    const bool full = j->method == GPUPLAN_METHOD_FULL;
+    a.c = fp32 ? 4.0 : 2.0;
+    /*
+     * The residual stream is fp32 when the module's parameters are fp32 and
+     * autocast only casts matmuls: full fine-tuning with an fp32 model under
+     * autocast (no parameter-sharding mixed-precision policy), and QLoRA
+     * after prepare_model_for_kbit_training upcast the norms/embeddings.
+     */
+    const bool autocast_fp32_model =
+        full && is_mixed(j->precision) && !is_sharded_params(j->sharding);
+    const bool qlora_fp32_rest =
+        j->method == GPUPLAN_METHOD_QLORA && j->precision != GPUPLAN_PRECISION_BF16;
+    a.r = (fp32 || autocast_fp32_model || qlora_fp32_rest) ? 4.0 : 2.0;
+    const double c = a.c, r = a.r;
+    const double h = (double)p->hidden, q = (double)p->q_width, kv = (double)p->kv_width;
+    const double I = (double)p->mlp_width, nh = (double)p->n_heads;
+    const double lse = 4.0 * nh;
+    const double tp = j->tp ? (double)j->tp : 1.0;
+
+    double norms, lin_inputs, core, mlp;
+    if (full) {
+        norms = 2.0 * (4.0 * h + r * h);
+        /* q,k,v share one input and gate,up another; with an fp32 stream autocast copies per
+         * linear. */
+        const double attn_in = (r == c) ? c * h : 3.0 * c * h;
+        const double mlp_in = (r == c) ? c * h : (p->gated_mlp ? 2.0 : 1.0) * c * h;
+        lin_inputs = attn_in + mlp_in;
+        mlp = (p->gated_mlp ? 4.0 : 2.0) * c * I;
+    } else {
+        norms = 2.0 * 4.0 * h;
+        lin_inputs = c * (double)p->lora_input_elems;
+        const bool down_adapted =
+            (p->lora_roles & (ROLE_BIT(GPUPLAN_ROLE_MLP_DOWN) | ROLE_BIT(GPUPLAN_ROLE_EXPERT_DOWN) |
+                              ROLE_BIT(GPUPLAN_ROLE_SHARED_DOWN))) != 0;
+        /* lora_input_elems already counts the down input when adapted. */
+        (void)down_adapted;
+        mlp = (p->gated_mlp ? 3.0 : 1.0) * c * I;
+    }
+    const bool o_input_counted = !full && (p->lora_roles & ROLE_BIT(GPUPLAN_ROLE_ATTN_O));
+    switch (j->attention) {
+    case GPUPLAN_ATTN_FLASH:
+        core = c * (2.0 * q + 2.0 * kv) + lse;
+        break;
+    case GPUPLAN_ATTN_EAGER:
+        a.core_s2 = (4.0 + c) * nh * seq_len / tp;
+        core = c * 3.0 * q + (full && !o_input_counted ? c * q : 0.0);
+        break;
+    case GPUPLAN_ATTN_SDPA:
+    default:
+        core = c * 4.0 * q + lse + (full ? c * q : 0.0);
+        break;
+    }
+    /*
+     * Tensor parallelism is modelled with sequence parallelism, as
+     * Megatron-Core and torchtitan run it: every saved tensor is split over
+     * tp (Korthikanti et al. eq. 5, (sbh/t)(34 + 5as/h)).
+     */
+    a.per_layer = (norms + lin_inputs + core + mlp) / tp + a.core_s2;
+    a.boundary = r * h / tp;
+    a.bwd_ws = c * (2.0 * h + 2.0 * I) / tp;
+    /*
+     * Selective recompute as the tools that offer it run it with fused
+     * attention (torchtitan ac_mode "selective", op policy; PyTorch SAC):
+     * matmul outputs are saved except every second one, SDPA/flash outputs
+     * and logsumexp are saved, every elementwise op (norms, RoPE, SiLU, mul)
+     * is recomputed; plus the block input. With eager attention this also
+     * drops the a*s score tensors (Megatron's selective recompute).
+     */
+    const double mm_out =
+        full ? q + 2.0 * kv + h + (p->gated_mlp ? 2.0 : 1.0) * I + h : (double)p->lora_input_elems;
+    a.selective = (r * h + 0.5 * c * mm_out + c * q + lse) / tp;
+    return a;
+}
+
+static double cuda_context_bytes(const struct gpuplan_gpu *gpu)
+{
+    uint64_t mib = CUDA_CONTEXT_AMPERE_MIB;
+    if (gpu && gpu->vendor == GPUPLAN_VENDOR_NVIDIA && gpu->compute_capability[0]) {
+        const unsigned long major = strtoul(gpu->compute_capability, NULL, 10);
+        mib = major >= 9   ? CUDA_CONTEXT_HOPPER_MIB
+              : major >= 8 ? CUDA_CONTEXT_AMPERE_MIB
+                           : CUDA_CONTEXT_PRE_AMPERE_MIB;
+    }
+    return (double)(mib * GPUPLAN_BYTES_PER_MIB);
+}
+
+/* Bytes of `n` elements in a (possibly block-quantised) dtype, as a double. */
+static double dtype_bytes_d(enum gpuplan_dtype d, double n)
+{
+    return n * gpuplan_dtype_bits(d) / (double)GPUPLAN_BITS_PER_BYTE;
+}
+
+struct states {
+    double weights; /* resident weights incl. master and working copies */
+    double grads;
+    double optim;
+    double adapters;
+    double host;     /* bytes moved to host RAM (per GPU) */
+    double gathered; /* FSDP/ZeRO-3 unsharded units in flight */
+    double ddp_bucket;
+};
+
+/*
+ * Model states per GPU for training.
+ * Full fine-tuning, per parameter (P = this GPU's share after TP/PP):
+ *  bf16 (pure): weights 2, grads 2, states in bf16 (AdamW 4).
+ *  *-mixed: fp32 master 4 + 16-bit working copy 2 (autocast's weight cast
+ *    cache, DeepSpeed's fp16 params, FSDP's gathered units), grads fp32 4,
+ *    AdamW fp32 8: 18 B/param, DeepSpeed's 2 + 16 (calculators.md 1.2) and
+ *    the 16-20 B rule (1.8); fp8-mixed adds a 1-byte copy of the linears.
+ *  fp32: 4 + 4 + 8.
+ * LoRA: frozen base in 16-bit (fp32 under --precision fp32); adapters fp32
+ *  (PEFT autocast_adapter_dtype=True) except under pure bf16 (torchtune).
+ * QLoRA: linear weights in --quant (NF4+DQ 4.127 bits, NF4 4.5, int8 8);
+ *  everything else fp32 after prepare_model_for_kbit_training ("cast all
+ *  non INT8 parameters to fp32"), or bf16 under pure bf16 (torchtune).
+ * Sharding: ZeRO-1 shards optimizer + master; ZeRO-2 also grads; ZeRO-3 /
+ *  FSDP everything, plus gathered units: two units' 16-bit params (current
+ *  + prefetched, FSDP forward/backward prefetch) and one unit's unsharded
+ *  16-bit grads before reduce-scatter. DDP keeps a bucket copy of every
+ *  gradient (gradient_as_bucket_view=False default).
+ */
+static struct states model_states(const struct gpuplan_memory_profile *p,
+                                  const struct gpuplan_job *j,
+                                  double shard,
+                                  double mp)
+{
+    struct states s;
+    memset(&s, 0, sizeof s);
+    const bool fp32 = j->precision == GPUPLAN_PRECISION_FP32;
+    const bool pure = j->precision == GPUPLAN_PRECISION_BF16;
+    const double work = fp32 ? 4.0 : 2.0; /* working (compute) copy of a weight */
+    double params = (double)p->n_params;
+    double linear = (double)p->linear_params;
+    double other = (double)p->other_params;
+    if (mp > 1.0) {
+        params /= mp;
+        linear /= mp;
+        other /= mp;
+    }
+    const bool shard_opt = j->sharding >= GPUPLAN_SHARDING_ZERO1;
+    const bool shard_grad = j->sharding >= GPUPLAN_SHARDING_ZERO2;
+    const bool shard_par = is_sharded_params(j->sharding);
+    const double so = shard_opt ? shard : 1.0, sg = shard_grad ? shard : 1.0,
+                 sp = shard_par ? shard : 1.0;
+    double trainable, small, factored, state_bytes, grad_bytes, master = 0.0, base = 0.0;
+
+    if (j->method == GPUPLAN_METHOD_FULL) {
+        trainable = params;
+        small = (double)p->small_tensor_params / mp;
+        factored = (double)p->factored_params / mp;
+        state_bytes = pure ? 2.0 : 4.0;
+        grad_bytes = pure ? 2.0 : 4.0;
+        if (pure || fp32) {
+            base = work * params;
+        } else {
+            master = 4.0 * params;
+            base = 2.0 * params + (j->precision == GPUPLAN_PRECISION_FP8_MIXED ? linear : 0.0);
+        }
+    } else {
+        trainable = (double)p->lora_params / mp;
+        small = (double)p->lora_small_params / mp;
+        factored = (double)p->lora_factored_params / mp;
+        state_bytes = pure ? 2.0 : 4.0;
+        grad_bytes = pure ? 2.0 : 4.0;
+        if (j->method == GPUPLAN_METHOD_QLORA)
+            base = dtype_bytes_d(j->quant, linear) + (pure ? 2.0 : 4.0) * other;
+        else
+            base = (fp32 ? 4.0 : 2.0) * params;
+        s.adapters = grad_bytes * trainable;
+    }
+    const double optim = optimizer_bytes(j->optimizer, trainable, small, factored, state_bytes);
+    double grads = grad_bytes * trainable;
+    if (j->optim_in_bwd) /* torchtune optimizer_in_bwd: each grad is freed right after its step */
+        grads = grad_bytes * (double)p->largest_tensor_params;
+
+    /* Master weights live with the optimizer partition (DeepSpeed ZeRO-1/2; FSDP shards
+     * everything). */
+    const bool full = j->method == GPUPLAN_METHOD_FULL;
+    if (shard_par) {
+        s.weights = (base + master) / sp;
+        const double unit = (double)p->largest_layer_params / (j->tp ? j->tp : 1);
+        s.gathered = 2.0 * work * unit + (full ? work * unit : 0.0);
+    } else {
+        s.weights = base + master / so;
+    }
+    if (!full)
+        s.adapters /= sp;
+    s.grads = grads / sg;
+    s.optim = optim / so;
+    if (j->sharding == GPUPLAN_SHARDING_DDP)
+        s.ddp_bucket = grads;
+
+    if (is_paged(j->optimizer)) {
+        /* bnb paged optimizers allocate states in CUDA unified memory, outside PyTorch's allocator;
+           under memory pressure the driver evicts them to host RAM. Count them on the host. */
+        s.host += s.optim;
+        s.optim = 0.0;
+    }
+    switch (j->offload) {
+    case GPUPLAN_OFFLOAD_OPTIMIZER:
+        s.host +=
+            s.optim + master / (shard_par ? sp : so) + (full && !pure ? 4.0 * trainable / sg : 0.0);
+        if (!shard_par)
+            s.weights -= master / so;
+        else
+            s.weights -= master / sp;
+        s.optim = 0.0;
+        break;
+    case GPUPLAN_OFFLOAD_PARAMS:
+        s.host += s.weights;
+        s.weights = 0.0;
+        break;
+    case GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS:
+        s.host += s.optim + s.weights + s.grads;
+        s.weights = s.optim = 0.0;
+        s.grads = s.gathered > 0.0 ? 0.0 : s.grads;
+        break;
+    case GPUPLAN_OFFLOAD_NVME:
+        /* ZeRO-Infinity: states on NVMe; pinned host buffers only. */
+        s.host += DEEPSPEED_NVME_PARAM_BUFFERS * DEEPSPEED_NVME_BUFFER_ELEMS * 2.0 +
+                  2.0 * 16.0 * (double)p->largest_tensor_params;
+        s.weights = s.optim = 0.0;
+        s.grads = s.gathered > 0.0 ? 0.0 : s.grads;
+        break;
+    case GPUPLAN_OFFLOAD_NONE:
+    default:
+        break;
+    }
+    if (s.weights < 0.0)
+        s.weights = 0.0;
+    return s;
+}
+
+/*
+ * Peak activation bytes of one micro-batch on the GPU holding the first
+ * pipeline stage (1F1B keeps pp micro-batches in flight there: L layers'
+ * worth in total, Korthikanti et al. sec. 4.2.3), plus the logits and loss
+ * buffers of the last stage, plus backward workspace.
+ */
+static double training_activations(const struct gpuplan_memory_profile *p,
+                                   const struct gpuplan_job *j,
+                                   double *logits_out)
+{
+    const double seq = (double)j->seq_len, tokens = seq * (double)j->micro_batch;
+    const struct act_sizes a = activation_sizes(p, j, seq);
+    const double layers =
+        (double)p->n_layers; /* per stage L/pp, times pp micro-batches in flight */
+    const double tp = j->tp ? (double)j->tp : 1.0;
+    double stored, transient;
+    const double one_layer = a.per_layer * tokens;
+    switch (j->grad_ckpt) {
+    case GPUPLAN_CKPT_FULL:
+        /* One hidden state per block, plus one block's activations while it is recomputed. */
+        stored = layers * a.boundary * tokens;
+        transient = one_layer + a.bwd_ws * tokens;
+        break;
+    case GPUPLAN_CKPT_SELECTIVE:
+        stored = layers * (a.selective < a.per_layer ? a.selective : a.per_layer) * tokens;
+        transient = one_layer - a.core_s2 * tokens + a.bwd_ws * tokens;
+        break;
+    case GPUPLAN_CKPT_NONE:
+    default:
+        stored = layers * a.per_layer * tokens;
+        transient = a.bwd_ws * tokens;
+        break;
+    }
+    if (j->act_offload) {
+        /* torchtune offloads saved activations to host; one block's worth stays on the GPU. */
+        stored = j->grad_ckpt == GPUPLAN_CKPT_FULL ? a.boundary * tokens : one_layer;
+    }
+    /*
+     * Logits and cross-entropy (HF ForCausalLMLoss: logits.float(), then
+     * log_softmax): c-byte logits + fp32 copy + fp32 log-softmax output at
+     * the end of forward; backward holds the same amount (fp32 grad + its
+     * c-byte cast). Chunked CE upcasts one chunk of 8 at a time.
+     */
+    const double V = (double)p->vocab / tp;
+    double logits;
+    if (j->chunked_ce)
+        logits = a.c * V * tokens + 8.0 * V * tokens / CHUNKED_CE_CHUNKS;
+    else
+        logits = (a.c < 4.0 ? a.c + 8.0 : 8.0) * V * tokens;
+    *logits_out = logits;
+    return stored + (logits > transient ? logits : transient);
+}
+
+/*
+ * Inference: KV cache = kv_cache_width * L * bytes * context * batch, with
+ * kv_cache_width = 2 * n_kv_heads * head_dim (GQA), or kv_lora_rank +
+ * qk_rope_head_dim for DeepSeek MLA (the latent is cached, not k and v);
+ * KV heads are split over TP (replicated when fewer heads than ranks).
+ * Activations: one prefill chunk of up to 8192 tokens through one block
+ * (c * (2h + q + 2kv + 2I) per token) plus fp32 logits of the last token of
+ * every sequence.
+ */
+static void inference_memory(const struct gpuplan_memory_profile *p,
+                             const struct gpuplan_job *j,
+                             struct gpuplan_memory_estimate *e,
+                             double *weights,
+                             double *kv,
+                             double *act)
+{
+    const double tp = j->tp ? (double)j->tp : 1.0;
+    const double pp = j->pp ? (double)j->pp : 1.0;
+    const enum gpuplan_dtype wd = j->weights_dtype;
+    const bool wide =
+        wd == GPUPLAN_DTYPE_BF16 || wd == GPUPLAN_DTYPE_F16 || wd == GPUPLAN_DTYPE_F32;
+    /* Quantised formats quantise the linears; embeddings, head and norms stay 16-bit (vLLM/HF). */
+    *weights =
+        (wide ? dtype_bytes_d(wd, (double)p->n_params)
+              : dtype_bytes_d(wd, (double)p->linear_params) + 2.0 * (double)p->other_params) /
+        (tp * pp);
+    double kv_width = (double)p->kv_cache_width;
+    if (p->kv_cache_width == 2 * p->kv_width && p->head_dim) {
+        double heads = (double)(p->kv_width / p->head_dim) / tp;
+        if (heads < 1.0)
+            heads = 1.0;
+        kv_width = 2.0 * heads * (double)p->head_dim;
+    }
+    const double per_seq = kv_width * ((double)p->n_layers / pp) * dtype_bytes_d(j->kv_dtype, 1.0) *
+                           (double)j->context_len;
+    e->kv_bytes_per_seq = gpuplan_bytes_from_double(per_seq);
+    *kv = per_seq * (double)j->batch;
+    double chunk = (double)j->context_len * (double)j->batch;
+    if (chunk > PREFILL_CHUNK_TOKENS)
+        chunk = PREFILL_CHUNK_TOKENS;
+    const double c = 2.0;
+    *act =
+        chunk * c *
+            (2.0 * (double)p->hidden +
+             ((double)p->q_width + 2.0 * (double)p->kv_width + 2.0 * (double)p->mlp_width) / tp) +
+        4.0 * (double)p->vocab * (double)j->batch / tp;
+}
+
+void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
+                         const struct gpuplan_job *job_in,
+                         const struct gpuplan_gpu *gpu,
+                         struct gpuplan_memory_estimate *out)
+{
+    struct gpuplan_job job;
+    gpuplan_job_resolve(job_in, &job);
+    memset(out, 0, sizeof *out);
+    const uint64_t n_gpus = (uint64_t)job.gpus_per_node * job.nodes;
+    const uint64_t mp = (uint64_t)job.tp * job.pp;
+    const uint64_t dp = n_gpus / mp ? n_gpus / mp : 1;
+    uint64_t shard = 1;
+    if (job.sharding == GPUPLAN_SHARDING_FSDP_HYBRID) {
+        shard = job.gpus_per_node / mp ? job.gpus_per_node / mp : 1;
+    } else if (job.sharding >= GPUPLAN_SHARDING_ZERO1) {
+        shard = dp;
+    }
+    out->n_gpus = (uint32_t)(n_gpus > UINT32_MAX ? UINT32_MAX : n_gpus);
+    out->dp_degree = (uint32_t)(dp > UINT32_MAX ? UINT32_MAX : dp);
+    out->shard_degree = (uint32_t)(shard > UINT32_MAX ? UINT32_MAX : shard);
+
+    double weights = 0, grads = 0, optim = 0, act = 0, adapters = 0, kv = 0, overhead = 0, host = 0;
+    if (job.method == GPUPLAN_METHOD_INFER) {
+        inference_memory(profile, &job, out, &weights, &kv, &act);
+    } else {
+        const struct states s = model_states(profile, &job, (double)shard, (double)mp);
+        double logits = 0.0;
+        weights = s.weights + s.gathered;
+        grads = s.grads + s.ddp_bucket;
+        optim = s.optim;
+        adapters = s.adapters;
+        host = s.host * (double)job.gpus_per_node;
+        if (job.offload != GPUPLAN_OFFLOAD_NONE && job.sharding >= GPUPLAN_SHARDING_ZERO1 &&
+            job.sharding <= GPUPLAN_SHARDING_ZERO3)
+            host *= DEEPSPEED_HOST_BUFFER_FACTOR;
+        act = training_activations(profile, &job, &logits);
+        if (job.act_offload)
+            host += (double)profile->n_layers *
+                    activation_sizes(profile, &job, (double)job.seq_len).boundary *
+                    (double)job.seq_len * (double)job.micro_batch * (double)job.gpus_per_node;
+        if (job.method == GPUPLAN_METHOD_QLORA) /* one dequantised 16-bit weight at a time (bnb
+                                                   dequantize_4bit) */
+            overhead += 2.0 * (double)profile->largest_linear_params / (double)job.tp;
+    }
+    double allocated = weights + grads + optim + act + adapters + kv + overhead;
+    if (job.method != GPUPLAN_METHOD_INFER && is_paged(job.optimizer) && gpu) {
+        /*
+         * Paged (unified-memory) optimizer states are evicted to host only
+         * under memory pressure: when they fit next to everything else they
+         * stay on the GPU (bitsandbytes paged optimizers, cudaMallocManaged).
+         */
+        const struct states s = model_states(profile, &job, (double)shard, (double)mp);
+        const double paged = s.host; /* with --offload none the host holds only the paged states */
+        const double usable =
+            (double)(gpu->memory_visible_bytes ? gpu->memory_visible_bytes : gpu->memory_bytes);
+        const double others =
+            allocated * (1.0 + ALLOCATOR_SLACK) + cuda_context_bytes(gpu) +
+            (n_gpus > 1 ? (double)(NCCL_BUFFERS_MIB * GPUPLAN_BYTES_PER_MIB) : 0.0);
+        if (job.offload == GPUPLAN_OFFLOAD_NONE &&
+            others + paged * (1.0 + ALLOCATOR_SLACK) <= usable) {
+            optim += paged;
+            allocated += paged;
+            host -= paged * (double)job.gpus_per_node;
+            if (host < 0.0)
+                host = 0.0;
+        }
+    }
+    const double reserved = allocated * (1.0 + ALLOCATOR_SLACK);
+    const double context = cuda_context_bytes(gpu);
+    const double nccl = n_gpus > 1 ? (double)(NCCL_BUFFERS_MIB * GPUPLAN_BYTES_PER_MIB) : 0.0;
+    struct gpuplan_memory_per_gpu *g = &out->per_gpu;
+    g->weights_bytes = gpuplan_bytes_from_double(weights);
+    g->gradients_bytes = gpuplan_bytes_from_double(grads);
+    g->optimizer_bytes = gpuplan_bytes_from_double(optim);
+    g->activations_bytes = gpuplan_bytes_from_double(act);
+    g->adapters_bytes = gpuplan_bytes_from_double(adapters);
+    g->kv_cache_bytes = gpuplan_bytes_from_double(kv);
+    g->overhead_bytes = gpuplan_bytes_from_double(overhead + nccl);
+    g->peak_allocated_bytes = gpuplan_bytes_from_double(allocated);
+    g->peak_reserved_bytes = gpuplan_bytes_from_double(reserved);
+    g->cuda_context_bytes = gpuplan_bytes_from_double(context);
+    g->device_total_bytes = gpuplan_bytes_from_double(reserved + context + nccl);
+    out->host_ram_bytes = gpuplan_bytes_from_double(host);
+
+    if (!gpu)
+        return;
+    out->has_gpu = true;
+    out->gpu_usable_bytes =
+        gpu->memory_visible_bytes ? gpu->memory_visible_bytes : gpu->memory_bytes;
+    out->fits = g->device_total_bytes <= out->gpu_usable_bytes;
+    const double head = (double)out->gpu_usable_bytes - (double)g->device_total_bytes;
+    out->headroom_bytes = head > 9.0e18 ? INT64_MAX : head < -9.0e18 ? INT64_MIN : (int64_t)head;
+    if (job.method == GPUPLAN_METHOD_INFER && out->kv_bytes_per_seq > 0) {
+        /* vLLM: KV budget = total * gpu_memory_utilization - weights - activation peak - non-torch
+         * memory. */
+        const double budget = (double)out->gpu_usable_bytes * job.gpu_memory_utilization - weights -
+                              act - context - nccl;
+        out->max_concurrent_seqs =
+            budget > 0.0 ? (uint64_t)(budget / (double)out->kv_bytes_per_seq) : 0;
+    }
+}
+
+/* ---- suggestions -------------------------------------------------------- */
+
+static void add_suggestion(struct gpuplan_memory_report *r,
+                           const struct gpuplan_memory_profile *p,
+                           const struct gpuplan_job *changed,
+                           const struct gpuplan_gpu *gpu,
+                           const char *text)
+{
+    struct gpuplan_memory_estimate e;
+    gpuplan_memory_eval(p, changed, gpu, &e);
+    const double saving =
+        (double)r->est.per_gpu.device_total_bytes - (double)e.per_gpu.device_total_bytes;
+    if (saving <= 0.0 || r->n_suggestions >= GPUPLAN_MAX_SUGGESTIONS)
+        return;
+    struct gpuplan_memory_suggestion *s = &r->suggestions[r->n_suggestions++];
+    snprintf(s->change, sizeof s->change, "%s", text);
+    s->saving_bytes = (int64_t)saving;
+    s->fits = e.fits;
+}
+
+static int suggestion_cmp(const void *a, const void *b)
+{
+    const struct gpuplan_memory_suggestion *x = a, *y = b;
+    if (x->fits != y->fits)
+        return x->fits ? -1 : 1;
+    return x->saving_bytes > y->saving_bytes   ? -1
+           : x->saving_bytes < y->saving_bytes ? 1
+                                               : strcmp(x->change, y->change);
+}
+
+static void suggest(struct gpuplan_memory_report *r,
+                    const struct gpuplan_memory_profile *p,
+                    const struct gpuplan_job *job,
+                    const struct gpuplan_gpu *gpu)
+{
+    struct gpuplan_job j;
+    if (job->method != GPUPLAN_METHOD_INFER) {
+        if (job->grad_ckpt != GPUPLAN_CKPT_FULL) {
+            j = *job;
+            j.grad_ckpt = GPUPLAN_CKPT_FULL;
+            j.grad_ckpt_set = true;
+            add_suggestion(r, p, &j, gpu, "--grad-ckpt full");
+        }
+        if (job->method == GPUPLAN_METHOD_FULL) {
+            j = *job;
+            j.method = GPUPLAN_METHOD_LORA;
+            add_suggestion(r, p, &j, gpu, "--method lora");
+        }
+        if (job->method != GPUPLAN_METHOD_QLORA) {
+            j = *job;
+            j.method = GPUPLAN_METHOD_QLORA;
+            add_suggestion(r, p, &j, gpu, "--method qlora");
+        }
+        if (job->optimizer == GPUPLAN_OPTIMIZER_ADAMW) {
+            j = *job;
+            j.optimizer = GPUPLAN_OPTIMIZER_ADAMW_8BIT;
+            add_suggestion(r, p, &j, gpu, "--optimizer adamw-8bit");
+        }
+        if (job->micro_batch > 1) {
+            j = *job;
+            j.micro_batch = 1;
+            add_suggestion(r, p, &j, gpu, "--micro-batch 1");
+        }
+        if (job->offload == GPUPLAN_OFFLOAD_NONE) {
+            j = *job;
+            j.offload = GPUPLAN_OFFLOAD_OPTIMIZER;
+            add_suggestion(r, p, &j, gpu, "--offload optimizer");
+        }
+    } else if (job->weights_dtype == GPUPLAN_DTYPE_BF16 ||
+               job->weights_dtype == GPUPLAN_DTYPE_F16) {
+        j = *job;
+        j.weights_dtype = GPUPLAN_DTYPE_F8_E4M3;
+        add_suggestion(r, p, &j, gpu, "--weights fp8");
+        j = *job;
+        j.weights_dtype = GPUPLAN_DTYPE_AWQ4;
+        add_suggestion(r, p, &j, gpu, "--weights awq");
+    }
+    if (job->attention == GPUPLAN_ATTN_EAGER) {
+        j = *job;
+        j.attention = GPUPLAN_ATTN_FLASH;
+        add_suggestion(r, p, &j, gpu, "--attention flash");
+    }
+    if (job->gpus_per_node < 8) {
+        char text[128];
+        j = *job;
+        j.gpus_per_node = job->gpus_per_node * 2;
+        if (job->method == GPUPLAN_METHOD_INFER) {
+            j.tp = job->tp * 2;
+            snprintf(text, sizeof text, "--gpu %s:%u --tp %u", gpu->id, j.gpus_per_node, j.tp);
+        } else {
+            j.sharding = GPUPLAN_SHARDING_FSDP;
+            j.sharding_set = true;
+            snprintf(text, sizeof text, "--gpu %s:%u --sharding fsdp", gpu->id, j.gpus_per_node);
+        }
+        add_suggestion(r, p, &j, gpu, text);
+    }
+    qsort(r->suggestions, r->n_suggestions, sizeof r->suggestions[0], suggestion_cmp);
+}
+
+enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
+                                            const struct gpuplan_job *job,
+                                            const struct gpuplan_gpu *gpu,
+                                            struct gpuplan_memory_report *out,
+                                            struct gpuplan_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const uint64_t n_gpus = (uint64_t)job->gpus_per_node * job->nodes;
+    const uint64_t mp = (uint64_t)(job->tp ? job->tp : 1) * (job->pp ? job->pp : 1);
+    if (mp > n_gpus)
+        return gpuplan_error_set(
+            err, GPUPLAN_ERR_USAGE, NULL,
+            "'--tp' x '--pp' is %llu but only %llu GPUs are given; must be <= the GPU count",
+            (unsigned long long)mp, (unsigned long long)n_gpus);
+    struct gpuplan_memory_profile *profile = malloc(sizeof *profile);
+    if (!profile)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL,
+                                 "out of memory for the memory profile");
+    enum gpuplan_status st =
+        gpuplan_memory_profile_build(profile, model, job->lora_target_roles, job->lora_rank, err);
+    if (st != GPUPLAN_OK)
+        goto out;
+    if (model->arch.n_heads && job->tp > 1 && model->arch.n_heads % job->tp != 0) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, NULL,
+                               "'--tp' is %u; must divide the %llu attention heads", job->tp,
+                               (unsigned long long)model->arch.n_heads);
+        goto out;
+    }
+    if (job->method != GPUPLAN_METHOD_FULL && job->method != GPUPLAN_METHOD_INFER &&
+        profile->lora_params == 0) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                               "LoRA targets '%s' match no linear layer of '%s'", job->lora_targets,
+                               model->id);
+        gpuplan_error_hint(err,
+                           "use all-linear, or module names the model has (q_proj, v_proj, ...)");
+        goto out;
+    }
+    gpuplan_memory_eval(profile, job, gpu, &out->est);
+    if (gpu && !out->est.fits)
+        suggest(out, profile, job, gpu);
+out:
+    free(profile);
+    return st;
+}

@@ -1,0 +1,324 @@
+/*
+ * test_memory_model.c - hand-computed memory cases and monotonicity checks
+ * on the fixture configs (Llama 3.1 8B/70B, DeepSeek-V3, Mixtral).
+ */
+#include "test_common.h"
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/gpuplan.h"
+
+#define P_LLAMA_8B 8030261248ULL
+
+static void load(struct gpuplan_model *m, const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "hf-configs/%s.json", name);
+    size_t len = 0;
+    uint8_t *bytes = read_file(fixture_path(rel), &len);
+    assert_non_null(bytes);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    gpuplan_model_init(m);
+    assert_int_equal(gpuplan_model_from_hf_config(m, bytes, len, name, &err), GPUPLAN_OK);
+    free(bytes);
+}
+
+static void eval(const struct gpuplan_model *m,
+                 const struct gpuplan_job *job,
+                 const struct gpuplan_gpu *gpu,
+                 struct gpuplan_memory_estimate *out)
+{
+    struct gpuplan_memory_profile p;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(
+        gpuplan_memory_profile_build(&p, m, job->lora_target_roles, job->lora_rank, &err),
+        GPUPLAN_OK);
+    gpuplan_memory_eval(&p, job, gpu, out);
+}
+
+static void set(struct gpuplan_job *job, const char *name, const char *value)
+{
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_job_set(job, name, value, &err), GPUPLAN_OK);
+}
+
+/* Full bf16-mixed AdamW: fp32 master 4P + bf16 working copy 2P, fp32 grads 4P, Adam 8P. */
+static void test_full_mixed_adamw_states(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    assert_int_equal(m.n_params_total, P_LLAMA_8B);
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    struct gpuplan_memory_estimate e;
+    eval(&m, &job, NULL, &e);
+    assert_int_equal(e.per_gpu.weights_bytes, 6 * P_LLAMA_8B);
+    assert_int_equal(e.per_gpu.gradients_bytes, 4 * P_LLAMA_8B);
+    assert_int_equal(e.per_gpu.optimizer_bytes, 8 * P_LLAMA_8B);
+    assert_false(e.has_gpu);
+    /* pure bf16: 2 + 2 + 4 */
+    set(&job, "precision", "bf16");
+    eval(&m, &job, NULL, &e);
+    assert_int_equal(e.per_gpu.weights_bytes, 2 * P_LLAMA_8B);
+    assert_int_equal(e.per_gpu.gradients_bytes, 2 * P_LLAMA_8B);
+    assert_int_equal(e.per_gpu.optimizer_bytes, 4 * P_LLAMA_8B);
+    gpuplan_model_release(&m);
+}
+
+/* QLoRA: linears in NF4+DQ (4.126953125 bits), the rest upcast to fp32. */
+static void test_qlora_weights(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    const uint64_t linear = 32ULL * (2 * 4096ULL * 4096 + 2 * 1024ULL * 4096 + 3 * 14336ULL * 4096);
+    assert_int_equal(linear, 6979321856ULL);
+    const uint64_t other = P_LLAMA_8B - linear;
+    /* 6,979,321,856 / 16384 blocks-of-256-blocks * 8452 bytes each */
+    const uint64_t nf4dq = linear / 16384 * 8452;
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "method", "qlora");
+    struct gpuplan_memory_estimate e;
+    eval(&m, &job, NULL, &e);
+    assert_int_equal(e.per_gpu.weights_bytes, nf4dq + 4 * other);
+    assert_int_equal(nf4dq + 4 * other, 7804174336ULL);
+    /* adapters: r=8 on q_proj,v_proj, fp32; grads fp32; AdamW 8 B */
+    assert_int_equal(e.per_gpu.adapters_bytes, 4 * 3407872ULL);
+    assert_int_equal(e.per_gpu.gradients_bytes, 4 * 3407872ULL);
+    assert_int_equal(e.per_gpu.optimizer_bytes, 8 * 3407872ULL);
+    gpuplan_model_release(&m);
+}
+
+static void test_lora_params(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    struct gpuplan_memory_profile p;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_memory_profile_build(&p, &m, job.lora_target_roles, 8, &err),
+                     GPUPLAN_OK);
+    assert_int_equal(p.lora_params, 32ULL * 8 * (4096 + 4096 + 4096 + 1024));
+    assert_int_equal(p.lora_params, 3407872ULL);
+    set(&job, "lora-targets", "all-linear");
+    assert_int_equal(gpuplan_memory_profile_build(&p, &m, job.lora_target_roles, 16, &err),
+                     GPUPLAN_OK);
+    /* q,o: 4096+4096; k,v: 4096+1024; gate,up: 4096+14336; down: 14336+4096 */
+    assert_int_equal(p.lora_params, 32ULL * 16 * (2 * 8192 + 2 * 5120 + 3 * 18432));
+    gpuplan_model_release(&m);
+}
+
+static void test_kv_cache_70b(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-70b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "method", "infer");
+    set(&job, "context", "8192");
+    struct gpuplan_memory_estimate e;
+    eval(&m, &job, NULL, &e);
+    assert_int_equal(e.per_gpu.kv_cache_bytes, 2ULL * 80 * 8 * 128 * 2 * 8192);
+    assert_int_equal(e.per_gpu.weights_bytes, 2 * m.n_params_total);
+    set(&job, "kv-dtype", "fp8");
+    eval(&m, &job, NULL, &e);
+    assert_int_equal(e.per_gpu.kv_cache_bytes, 2ULL * 80 * 8 * 128 * 8192);
+    gpuplan_model_release(&m);
+}
+
+static void test_mla_kv_cache(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "deepseek-v3");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "method", "infer");
+    set(&job, "context", "4096");
+    struct gpuplan_memory_estimate e;
+    eval(&m, &job, NULL, &e);
+    assert_int_equal(e.kv_bytes_per_seq, (512ULL + 64) * 61 * 2 * 4096);
+    gpuplan_model_release(&m);
+}
+
+static void test_zero3_shards_by_n(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    struct gpuplan_memory_estimate one, eight, z1;
+    eval(&m, &job, NULL, &one);
+    set(&job, "gpu", "h100-sxm:8");
+    set(&job, "sharding", "zero3");
+    eval(&m, &job, NULL, &eight);
+    assert_int_equal(eight.shard_degree, 8);
+    assert_true(eight.per_gpu.optimizer_bytes == one.per_gpu.optimizer_bytes / 8);
+    assert_true(eight.per_gpu.gradients_bytes == one.per_gpu.gradients_bytes / 8);
+    /* sharded 6P/8 plus the gathered root unit (embedding + head, 16-bit, with prefetch) */
+    assert_true(eight.per_gpu.weights_bytes < one.per_gpu.weights_bytes / 2);
+    set(&job, "sharding", "zero1");
+    eval(&m, &job, NULL, &z1);
+    assert_int_equal(z1.per_gpu.optimizer_bytes, one.per_gpu.optimizer_bytes / 8);
+    assert_int_equal(z1.per_gpu.gradients_bytes, one.per_gpu.gradients_bytes);
+    gpuplan_model_release(&m);
+}
+
+/* More tokens never need less memory; more recompute never needs more. */
+static void test_monotonic(void **state)
+{
+    (void)state;
+    static const char *const models[] = { "llama-3.1-8b", "mixtral-8x7b-v0.1", "qwen3-8b",
+                                          "phi-3-mini-4k-instruct" };
+    static const char *const methods[] = { "full", "lora", "qlora" };
+    static const char *const attns[] = { "eager", "sdpa", "flash" };
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        struct gpuplan_model m;
+        load(&m, models[mi]);
+        for (size_t k = 0; k < 3; k++) {
+            for (size_t a = 0; a < 3; a++) {
+                struct gpuplan_job job;
+                gpuplan_job_init(&job);
+                set(&job, "method", methods[k]);
+                set(&job, "attention", attns[a]);
+                uint64_t prev = 0;
+                for (uint64_t s = 128; s <= 65536; s *= 2) {
+                    char text[32];
+                    snprintf(text, sizeof text, "%llu", (unsigned long long)s);
+                    set(&job, "seq-len", text);
+                    uint64_t ckpt[3];
+                    static const char *const cks[] = { "none", "selective", "full" };
+                    for (int c = 0; c < 3; c++) {
+                        set(&job, "grad-ckpt", cks[c]);
+                        struct gpuplan_memory_estimate e;
+                        eval(&m, &job, NULL, &e);
+                        ckpt[c] = e.per_gpu.peak_allocated_bytes;
+                        assert_true(e.per_gpu.peak_reserved_bytes >=
+                                    e.per_gpu.peak_allocated_bytes);
+                        assert_true(e.per_gpu.device_total_bytes > e.per_gpu.peak_reserved_bytes);
+                    }
+                    assert_true(ckpt[2] < ckpt[0]);
+                    assert_true(ckpt[1] <= ckpt[0]);
+                    assert_true(ckpt[0] >= prev);
+                    prev = ckpt[0];
+                }
+            }
+        }
+        gpuplan_model_release(&m);
+    }
+}
+
+static void test_orderings(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "seq-len", "4096");
+    struct gpuplan_memory_estimate full, lora, qlora, eager, flash, adam8;
+    eval(&m, &job, NULL, &full);
+    set(&job, "optimizer", "adamw-8bit");
+    eval(&m, &job, NULL, &adam8);
+    set(&job, "optimizer", "adamw");
+    set(&job, "attention", "eager");
+    eval(&m, &job, NULL, &eager);
+    set(&job, "attention", "flash");
+    eval(&m, &job, NULL, &flash);
+    set(&job, "attention", "sdpa");
+    set(&job, "method", "lora");
+    eval(&m, &job, NULL, &lora);
+    set(&job, "method", "qlora");
+    eval(&m, &job, NULL, &qlora);
+    assert_true(adam8.per_gpu.optimizer_bytes * 3 < full.per_gpu.optimizer_bytes);
+    assert_true(eager.per_gpu.activations_bytes > full.per_gpu.activations_bytes);
+    assert_true(flash.per_gpu.activations_bytes <= full.per_gpu.activations_bytes);
+    assert_true(lora.per_gpu.peak_allocated_bytes < full.per_gpu.peak_allocated_bytes);
+    assert_true(qlora.per_gpu.peak_allocated_bytes < lora.per_gpu.peak_allocated_bytes);
+    gpuplan_model_release(&m);
+}
+
+static void test_fit_and_suggestions(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-70b");
+    struct gpuplan_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.id, sizeof gpu.id, "%s", "test-80g");
+    snprintf(gpu.compute_capability, sizeof gpu.compute_capability, "%s", "9.0");
+    gpu.memory_bytes = 80ULL * GPUPLAN_BYTES_PER_GB;
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    struct gpuplan_memory_report r;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, &gpu, &r, &err), GPUPLAN_OK);
+    assert_true(r.est.has_gpu);
+    assert_false(r.est.fits);
+    assert_true(r.est.headroom_bytes < 0);
+    assert_true(r.n_suggestions > 0);
+    bool saw_qlora = false;
+    for (size_t i = 0; i < r.n_suggestions; i++) {
+        assert_true(r.suggestions[i].saving_bytes > 0);
+        if (i > 0 && r.suggestions[i].fits == r.suggestions[i - 1].fits)
+            assert_true(r.suggestions[i].saving_bytes <= r.suggestions[i - 1].saving_bytes);
+        if (strcmp(r.suggestions[i].change, "--method qlora") == 0) {
+            saw_qlora = true;
+            assert_true(r.suggestions[i].fits);
+        }
+    }
+    assert_true(saw_qlora);
+    /* QLoRA of 70B fits an 80 GB GPU: no suggestions needed. */
+    set(&job, "method", "qlora");
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, &gpu, &r, &err), GPUPLAN_OK);
+    assert_true(r.est.fits);
+    assert_int_equal(r.n_suggestions, 0);
+    /* tp larger than the GPU count is a usage error */
+    set(&job, "tp", "2");
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, &gpu, &r, &err), GPUPLAN_ERR_USAGE);
+    gpuplan_model_release(&m);
+}
+
+static void test_extreme_options_saturate(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-405b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "seq-len", "16777216");
+    set(&job, "micro-batch", "1048576");
+    set(&job, "attention", "eager");
+    struct gpuplan_memory_estimate e;
+    eval(&m, &job, NULL, &e);
+    assert_true(e.per_gpu.device_total_bytes == UINT64_MAX ||
+                e.per_gpu.device_total_bytes > (1ULL << 60));
+    gpuplan_model_release(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_mixed_adamw_states),
+        cmocka_unit_test(test_qlora_weights),
+        cmocka_unit_test(test_lora_params),
+        cmocka_unit_test(test_kv_cache_70b),
+        cmocka_unit_test(test_mla_kv_cache),
+        cmocka_unit_test(test_zero3_shards_by_n),
+        cmocka_unit_test(test_monotonic),
+        cmocka_unit_test(test_orderings),
+        cmocka_unit_test(test_fit_and_suggestions),
+        cmocka_unit_test(test_extreme_options_saturate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
