@@ -85,10 +85,11 @@ struct gpuplan_platform {
     uint64_t ram_max_bytes;
     uint32_t nvme_bays;
     char network[128];                   /* e.g. "8x 400 Gb/s InfiniBand NDR" */
-    double network_gb_per_s;             /* per server, inter-node, e.g. 400 */
+    double network_gb_per_s;             /* per server, inter-node, GB/s (bytes): 400 for 8x 400 Gb/s */
     uint32_t rack_units;
     char source[512];
     char retrieved[16];
+    char notes[512];                     /* which figures are estimates */
 };
 
 struct gpuplan_catalog_model {
@@ -101,6 +102,7 @@ struct gpuplan_catalog_model {
     uint64_t params_published;           /* an official figure when one exists; 0 otherwise */
     char source[512];
     char retrieved[16];
+    char notes[512];                     /* e.g. config substitutions, kept explicit */
 };
 
 struct gpuplan_catalog;

@@ -1,0 +1,1251 @@
+/*
+ * catalog.c - GPUs, server platforms and curated models (see catalog.h).
+ *
+ * Loads data/platforms.json, data/gpus.json and data/models.json as compiled
+ * into the binary, then the same files from a user's `--catalog DIR`, in that
+ * order, so a GPU's `platforms` can name a platform the same directory adds.
+ * Every record is validated strictly: required fields, types, ranges, known
+ * enum words, dates, unique ids, and no unknown keys (a typo in a user's file
+ * is an error, not a silently ignored field). Errors name the file and the
+ * JSON path, e.g. "gpus.json:$.gpus[3].memory_gb".
+ *
+ * Not here: rendering (render_catalog.c), any arithmetic on the figures
+ * beyond unit conversion at load (the estimate layer).
+ */
+#include "catalog_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "embedded_data.h"
+#include "gpuplan/units.h"
+#include "json_internal.h"
+#include "levenshtein.h"
+
+/* Hard caps on what one file may hold (the embedded catalog has < 200 records). */
+#define MAX_RECORDS_PER_FILE 4096
+/* Largest plausible figures: 100 TB of memory per GPU (the brief's bound), 1 MW per device. */
+#define MAX_MEMORY_GB          100000.0
+#define MAX_BANDWIDTH_GB_PER_S 1.0e6
+#define MAX_TFLOPS             1.0e6
+#define MAX_POWER_W            1.0e6
+#define MAX_PRICE_USD          1.0e9
+#define MAX_GPUS_PER_DOMAIN    100000
+#define MAX_CONFIG_BYTES       (1024ULL * 1024ULL)
+#define MAX_SUGGESTIONS        3
+
+struct gpuplan_catalog {
+    struct gpuplan_gpu *gpus;
+    size_t n_gpus;
+    size_t cap_gpus;
+    struct gpuplan_platform *platforms;
+    size_t n_platforms;
+    size_t cap_platforms;
+    struct gpuplan_catalog_model *models;
+    char **model_configs; /* owned text behind models[i].config_json */
+    size_t n_models;
+    size_t cap_models;
+    char date[16];
+};
+
+/* Where a record or field is: file name plus JSON path. */
+struct loc {
+    const char *where; /* file, e.g. "gpus.json" */
+    char path[128];    /* e.g. "$.gpus[3]" */
+};
+
+static enum gpuplan_status fail(struct gpuplan_error *err,
+                                enum gpuplan_status code,
+                                const struct loc *at,
+                                const char *key,
+                                const char *fmt,
+                                ...) __attribute__((format(printf, 5, 6)));
+
+static enum gpuplan_status fail(struct gpuplan_error *err,
+                                enum gpuplan_status code,
+                                const struct loc *at,
+                                const char *key,
+                                const char *fmt,
+                                ...)
+{
+    char where[GPUPLAN_ERROR_WHERE_MAX];
+    char message[GPUPLAN_ERROR_MESSAGE_MAX];
+    (void)snprintf(where, sizeof where, "%s:%s%s%s", at->where, at->path, key ? "." : "",
+                   key ? key : "");
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    return gpuplan_error_set(err, code, where, "%s", message);
+}
+
+/* ---- field readers: thin checks over json_internal.h ------------------- */
+
+static bool is_valid_id(const char *id)
+{
+    if (!*id)
+        return false;
+    for (const char *p = id; *p; p++) {
+        const char c = *p;
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_'))
+            return false;
+    }
+    return true;
+}
+
+static bool digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
+/* "YYYY-MM" or "YYYY-MM-DD", month 01..12, day 01..31. */
+static bool is_valid_date(const char *s)
+{
+    const size_t n = strlen(s);
+    if ((n != 7 && n != 10) || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2))
+        return false;
+    const int month = (s[5] - '0') * 10 + (s[6] - '0');
+    if (month < 1 || month > 12)
+        return false;
+    if (n == 7)
+        return true;
+    if (s[7] != '-' || !digits(s + 8, 2))
+        return false;
+    const int day = (s[8] - '0') * 10 + (s[9] - '0');
+    return day >= 1 && day <= 31;
+}
+
+static enum gpuplan_status get_string(const json_t *obj,
+                                      const struct loc *at,
+                                      const char *key,
+                                      bool required,
+                                      char *out,
+                                      size_t out_size,
+                                      struct gpuplan_error *err)
+{
+    const enum gpuplan_status st =
+        gpuplan_json_get_string(obj, key, at->where, at->path, required, out, out_size, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    if (required && !out[0])
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, "'%s' is empty in '%s'", key,
+                    at->where);
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status get_date(const json_t *obj,
+                                    const struct loc *at,
+                                    const char *key,
+                                    bool required,
+                                    char *out,
+                                    size_t out_size,
+                                    struct gpuplan_error *err)
+{
+    const enum gpuplan_status st = get_string(obj, at, key, required, out, out_size, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    if (out[0] && !is_valid_date(out))
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
+                    "'%s' is '%s' in '%s'; must be a date YYYY-MM or YYYY-MM-DD", key, out,
+                    at->where);
+    return GPUPLAN_OK;
+}
+
+/*
+ * A number in [min, max] (min exclusive when `positive`). A missing or null
+ * optional key leaves *out and *present untouched (present may be NULL).
+ */
+static enum gpuplan_status get_number(const json_t *obj,
+                                      const struct loc *at,
+                                      const char *key,
+                                      bool required,
+                                      bool positive,
+                                      double max,
+                                      double *out,
+                                      bool *present,
+                                      struct gpuplan_error *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v)) {
+        if (required)
+            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, "'%s' is missing in '%s'", key,
+                        at->where);
+        return GPUPLAN_OK;
+    }
+    double d = 0.0;
+    const enum gpuplan_status st =
+        gpuplan_json_get_double(obj, key, at->where, at->path, true, &d, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    if ((positive && !(d > 0.0)) || d < 0.0 || d > max)
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
+                    "'%s' is %g in '%s'; must be %s 0 and <= %g", key, d, at->where,
+                    positive ? ">" : ">=", max);
+    *out = d;
+    if (present)
+        *present = true;
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status get_count(const json_t *obj,
+                                     const struct loc *at,
+                                     const char *key,
+                                     bool required,
+                                     uint64_t min,
+                                     uint64_t max,
+                                     uint32_t *out,
+                                     struct gpuplan_error *err)
+{
+    uint64_t v = 0;
+    const json_t *value = json_object_get(obj, key);
+    if (!value || json_is_null(value)) {
+        if (required)
+            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, "'%s' is missing in '%s'", key,
+                        at->where);
+        return GPUPLAN_OK;
+    }
+    const enum gpuplan_status st =
+        gpuplan_json_get_u64(obj, key, at->where, at->path, true, &v, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    if (v < min || v > max)
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
+                    "'%s' is %llu in '%s'; must be %llu..%llu", key, (unsigned long long)v,
+                    at->where, (unsigned long long)min, (unsigned long long)max);
+    *out = (uint32_t)v;
+    return GPUPLAN_OK;
+}
+
+/* Word `text` from `words[n]` (the index), or an error listing them. */
+static enum gpuplan_status get_enum(const json_t *obj,
+                                    const struct loc *at,
+                                    const char *key,
+                                    const char *const *words,
+                                    size_t n_words,
+                                    int *out,
+                                    struct gpuplan_error *err)
+{
+    char text[48];
+    const enum gpuplan_status st = get_string(obj, at, key, true, text, sizeof text, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    char allowed[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n_words; i++) {
+        if (strcmp(text, words[i]) == 0) {
+            *out = (int)i;
+            return GPUPLAN_OK;
+        }
+        const int w =
+            snprintf(allowed + used, sizeof allowed - used, "%s'%s'", i ? ", " : "", words[i]);
+        if (w > 0 && (size_t)w < sizeof allowed - used)
+            used += (size_t)w;
+    }
+    return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, "'%s' is '%s' in '%s'; must be one of %s",
+                key, text, at->where, allowed);
+}
+
+/* Every key of `obj` must be in `keys` (NULL-terminated). */
+static enum gpuplan_status check_keys(const json_t *obj,
+                                      const struct loc *at,
+                                      const char *const *keys,
+                                      struct gpuplan_error *err)
+{
+    const char *key;
+    const json_t *value;
+    /* jansson's iterator takes a non-const object; iterating does not modify it. */
+    json_object_foreach((json_t *)(uintptr_t)obj, key, value)
+    {
+        (void)value;
+        bool known = false;
+        for (size_t i = 0; keys[i] && !known; i++)
+            known = strcmp(key, keys[i]) == 0;
+        if (!known) {
+            fail(err, GPUPLAN_ERR_INVALID_INPUT, at, NULL, "unknown key '%s' in '%s'", key,
+                 at->where);
+            gpuplan_error_hint(err, "see docs/catalog.md for the fields of each record");
+            return GPUPLAN_ERR_INVALID_INPUT;
+        }
+    }
+    return GPUPLAN_OK;
+}
+
+/* ---- records ----------------------------------------------------------- */
+
+static const char *const vendor_words[GPUPLAN_VENDOR_COUNT] = { "nvidia", "amd", "intel" };
+static const char *const link_words[GPUPLAN_LINK_COUNT] = { "pcie", "nvlink-bridge", "nvswitch",
+                                                            "infinity-fabric", "ethernet" };
+static const char *const gpu_form_words[] = { "sxm", "oam", "pcie", "superchip" };
+static const char *const platform_form_words[] = { "sxm", "oam", "pcie", "workstation",
+                                                   "superchip" };
+
+static const char *const gpu_keys[] = { "id",
+                                        "vendor",
+                                        "name",
+                                        "architecture",
+                                        "memory",
+                                        "memory_gb",
+                                        "memory_visible_mib",
+                                        "memory_bandwidth_gb_per_s",
+                                        "bf16_tflops",
+                                        "fp16_tflops",
+                                        "fp8_tflops",
+                                        "fp4_tflops",
+                                        "tf32_tflops",
+                                        "interconnect",
+                                        "link_gb_per_s",
+                                        "max_gpus_per_link_domain",
+                                        "pcie_gen",
+                                        "tdp_w",
+                                        "compute_capability",
+                                        "gfx_target",
+                                        "form_factor",
+                                        "platforms",
+                                        "price_usd",
+                                        "price_date",
+                                        "cloud_usd_per_hour",
+                                        "cloud_date",
+                                        "source",
+                                        "retrieved",
+                                        "notes",
+                                        NULL };
+
+static const struct gpuplan_platform *find_platform(const struct gpuplan_catalog *catalog,
+                                                    const char *id)
+{
+    for (size_t i = 0; i < catalog->n_platforms; i++)
+        if (strcmp(catalog->platforms[i].id, id) == 0)
+            return &catalog->platforms[i];
+    return NULL;
+}
+
+static enum gpuplan_status parse_gpu_platforms(const json_t *rec,
+                                               const struct loc *at,
+                                               const struct gpuplan_catalog *catalog,
+                                               struct gpuplan_gpu *gpu,
+                                               struct gpuplan_error *err)
+{
+    const json_t *list = json_object_get(rec, "platforms");
+    if (!list || json_is_null(list))
+        return GPUPLAN_OK;
+    if (!json_is_array(list))
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "platforms",
+                    "'platforms' must be an array of platform ids in '%s'", at->where);
+    if (json_array_size(list) > GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU)
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "platforms",
+                    "'platforms' has %zu entries in '%s'; must be <= %d", json_array_size(list),
+                    at->where, GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU);
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *item = json_array_get(list, i);
+        char key[32];
+        (void)snprintf(key, sizeof key, "platforms[%zu]", i);
+        if (!json_is_string(item) || json_string_length(item) >= sizeof gpu->platforms[0])
+            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
+                        "'%s' must be a platform id string in '%s'", key, at->where);
+        const char *id = json_string_value(item);
+        if (!find_platform(catalog, id)) {
+            fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, "unknown platform '%s' in '%s'", id,
+                 at->where);
+            gpuplan_error_hint(err, "add it to platforms.json, or use a platform id of the "
+                                    "catalog");
+            return GPUPLAN_ERR_INVALID_INPUT;
+        }
+        (void)snprintf(gpu->platforms[i], sizeof gpu->platforms[i], "%s", id);
+        gpu->n_platforms = i + 1;
+    }
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status parse_gpu_memory(const json_t *rec,
+                                            const struct loc *at,
+                                            struct gpuplan_gpu *gpu,
+                                            struct gpuplan_error *err)
+{
+    double memory_gb = 0.0;
+    double visible_mib = 0.0;
+    enum gpuplan_status st;
+    if ((st = get_string(rec, at, "memory", true, gpu->memory_literal, sizeof gpu->memory_literal,
+                         err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "memory_gb", true, true, MAX_MEMORY_GB, &memory_gb, NULL, err)) !=
+            GPUPLAN_OK ||
+        (st = get_number(rec, at, "memory_visible_mib", false, true,
+                         MAX_MEMORY_GB * (double)GPUPLAN_BYTES_PER_GB /
+                             (double)GPUPLAN_BYTES_PER_MIB,
+                         &visible_mib, NULL, err)) != GPUPLAN_OK)
+        return st;
+    /* Vendor "GB" is 10^9 bytes (units.h); nvidia-smi's MiB is 2^20 bytes. */
+    gpu->memory_bytes = gpuplan_bytes_from_double(memory_gb * (double)GPUPLAN_BYTES_PER_GB);
+    gpu->memory_visible_bytes =
+        gpuplan_bytes_from_double(visible_mib * (double)GPUPLAN_BYTES_PER_MIB);
+    return get_number(rec, at, "memory_bandwidth_gb_per_s", true, true, MAX_BANDWIDTH_GB_PER_S,
+                      &gpu->memory_bandwidth_gb_per_s, NULL, err);
+}
+
+static enum gpuplan_status parse_gpu_compute(const json_t *rec,
+                                             const struct loc *at,
+                                             struct gpuplan_gpu *gpu,
+                                             struct gpuplan_error *err)
+{
+    bool has_fp16 = false;
+    enum gpuplan_status st;
+    if ((st = get_number(rec, at, "bf16_tflops", false, true, MAX_TFLOPS, &gpu->bf16_tflops,
+                         &gpu->has_bf16, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "fp16_tflops", false, true, MAX_TFLOPS, &gpu->fp16_tflops,
+                         &has_fp16, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "fp8_tflops", false, true, MAX_TFLOPS, &gpu->fp8_tflops,
+                         &gpu->has_fp8, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "fp4_tflops", false, true, MAX_TFLOPS, &gpu->fp4_tflops,
+                         &gpu->has_fp4, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "tf32_tflops", false, true, MAX_TFLOPS, &gpu->tf32_tflops,
+                         &gpu->has_tf32, err)) != GPUPLAN_OK)
+        return st;
+    /* fp16 has no has_ flag in the struct: 0 means unknown (see catalog.h). */
+    (void)has_fp16;
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status parse_gpu_link(const json_t *rec,
+                                          const struct loc *at,
+                                          struct gpuplan_gpu *gpu,
+                                          struct gpuplan_error *err)
+{
+    int link = 0;
+    enum gpuplan_status st;
+    if ((st = get_enum(rec, at, "interconnect", link_words, GPUPLAN_LINK_COUNT, &link, err)) !=
+            GPUPLAN_OK ||
+        (st = get_number(rec, at, "link_gb_per_s", false, false, MAX_BANDWIDTH_GB_PER_S,
+                         &gpu->link_gb_per_s, NULL, err)) != GPUPLAN_OK ||
+        (st = get_count(rec, at, "max_gpus_per_link_domain", false, 1, MAX_GPUS_PER_DOMAIN,
+                        &gpu->max_gpus_per_link_domain, err)) != GPUPLAN_OK ||
+        (st = get_count(rec, at, "pcie_gen", false, 0, 10, &gpu->pcie_gen, err)) != GPUPLAN_OK)
+        return st;
+    gpu->link = (enum gpuplan_link)link;
+    if (gpu->max_gpus_per_link_domain == 0)
+        gpu->max_gpus_per_link_domain = 1;
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status parse_gpu_money(const json_t *rec,
+                                           const struct loc *at,
+                                           struct gpuplan_gpu *gpu,
+                                           struct gpuplan_error *err)
+{
+    bool has_price = false;
+    bool has_cloud = false;
+    enum gpuplan_status st;
+    if ((st = get_number(rec, at, "price_usd", false, true, MAX_PRICE_USD, &gpu->price_usd,
+                         &has_price, err)) != GPUPLAN_OK ||
+        (st = get_date(rec, at, "price_date", has_price, gpu->price_date, sizeof gpu->price_date,
+                       err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "cloud_usd_per_hour", false, true, MAX_PRICE_USD,
+                         &gpu->cloud_usd_per_hour, &has_cloud, err)) != GPUPLAN_OK)
+        return st;
+    return get_date(rec, at, "cloud_date", has_cloud, gpu->cloud_date, sizeof gpu->cloud_date, err);
+}
+
+static enum gpuplan_status parse_gpu(const json_t *rec,
+                                     const struct loc *at,
+                                     const struct gpuplan_catalog *catalog,
+                                     struct gpuplan_gpu *gpu,
+                                     struct gpuplan_error *err)
+{
+    int vendor = 0;
+    int form = 0;
+    enum gpuplan_status st;
+    memset(gpu, 0, sizeof *gpu);
+    if ((st = check_keys(rec, at, gpu_keys, err)) != GPUPLAN_OK ||
+        (st = get_enum(rec, at, "vendor", vendor_words, GPUPLAN_VENDOR_COUNT, &vendor, err)) !=
+            GPUPLAN_OK ||
+        (st = get_string(rec, at, "name", true, gpu->name, sizeof gpu->name, err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "architecture", true, gpu->architecture, sizeof gpu->architecture,
+                         err)) != GPUPLAN_OK ||
+        (st = parse_gpu_memory(rec, at, gpu, err)) != GPUPLAN_OK ||
+        (st = parse_gpu_compute(rec, at, gpu, err)) != GPUPLAN_OK ||
+        (st = parse_gpu_link(rec, at, gpu, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "tdp_w", true, true, MAX_POWER_W, &gpu->tdp_w, NULL, err)) !=
+            GPUPLAN_OK ||
+        (st = get_string(rec, at, "compute_capability", false, gpu->compute_capability,
+                         sizeof gpu->compute_capability, err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "gfx_target", false, gpu->gfx_target, sizeof gpu->gfx_target,
+                         err)) != GPUPLAN_OK ||
+        (st = get_enum(rec, at, "form_factor", gpu_form_words,
+                       sizeof gpu_form_words / sizeof gpu_form_words[0], &form, err)) !=
+            GPUPLAN_OK ||
+        (st = parse_gpu_platforms(rec, at, catalog, gpu, err)) != GPUPLAN_OK ||
+        (st = parse_gpu_money(rec, at, gpu, err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "source", true, gpu->source, sizeof gpu->source, err)) !=
+            GPUPLAN_OK ||
+        (st = get_date(rec, at, "retrieved", true, gpu->retrieved, sizeof gpu->retrieved, err)) !=
+            GPUPLAN_OK ||
+        (st = get_string(rec, at, "notes", false, gpu->notes, sizeof gpu->notes, err)) !=
+            GPUPLAN_OK)
+        return st;
+    gpu->vendor = (enum gpuplan_vendor)vendor;
+    (void)snprintf(gpu->form_factor, sizeof gpu->form_factor, "%s", gpu_form_words[form]);
+    return GPUPLAN_OK;
+}
+
+static const char *const platform_keys[] = { "id",
+                                             "name",
+                                             "form_factor",
+                                             "max_gpus",
+                                             "gpu_counts",
+                                             "base_price_usd",
+                                             "base_power_w",
+                                             "cpu_sockets",
+                                             "cpu_cores_max",
+                                             "ram_slots",
+                                             "ram_max_gb",
+                                             "nvme_bays",
+                                             "network",
+                                             "network_gbit_per_s",
+                                             "rack_units",
+                                             "source",
+                                             "retrieved",
+                                             "notes",
+                                             NULL };
+
+static enum gpuplan_status parse_gpu_counts(const json_t *rec,
+                                            const struct loc *at,
+                                            struct gpuplan_platform *p,
+                                            struct gpuplan_error *err)
+{
+    const json_t *list = json_object_get(rec, "gpu_counts");
+    const size_t cap = sizeof p->gpu_counts / sizeof p->gpu_counts[0];
+    if (!json_is_array(list) || json_array_size(list) == 0 || json_array_size(list) > cap)
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "gpu_counts",
+                    "'gpu_counts' must be an array of 1..%zu increasing GPU counts in '%s'", cap,
+                    at->where);
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        uint64_t n = 0;
+        if (!gpuplan_json_as_u64(json_array_get(list, i), &n) || n < 1 || n > p->max_gpus ||
+            (i > 0 && n <= p->gpu_counts[i - 1]))
+            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "gpu_counts",
+                        "'gpu_counts[%zu]' is invalid in '%s'; counts must increase within "
+                        "1..%u (max_gpus)",
+                        i, at->where, p->max_gpus);
+        p->gpu_counts[i] = (uint32_t)n;
+        p->n_gpu_counts = i + 1;
+    }
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status parse_platform_hosts(const json_t *rec,
+                                                const struct loc *at,
+                                                struct gpuplan_platform *p,
+                                                struct gpuplan_error *err)
+{
+    double ram_max_gb = 0.0;
+    double network_gbit_per_s = 0.0;
+    enum gpuplan_status st;
+    if ((st = get_count(rec, at, "cpu_sockets", true, 0, 16, &p->cpu_sockets, err)) != GPUPLAN_OK ||
+        (st = get_count(rec, at, "cpu_cores_max", true, 0, 100000, &p->cpu_cores_max, err)) !=
+            GPUPLAN_OK ||
+        (st = get_count(rec, at, "ram_slots", true, 0, 1024, &p->ram_slots, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "ram_max_gb", true, true, MAX_MEMORY_GB, &ram_max_gb, NULL,
+                         err)) != GPUPLAN_OK ||
+        (st = get_count(rec, at, "nvme_bays", true, 0, 1024, &p->nvme_bays, err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "network", true, p->network, sizeof p->network, err)) !=
+            GPUPLAN_OK ||
+        (st = get_number(rec, at, "network_gbit_per_s", true, false, MAX_BANDWIDTH_GB_PER_S,
+                         &network_gbit_per_s, NULL, err)) != GPUPLAN_OK ||
+        (st = get_count(rec, at, "rack_units", true, 0, 64, &p->rack_units, err)) != GPUPLAN_OK)
+        return st;
+    p->ram_max_bytes = gpuplan_bytes_from_double(ram_max_gb * (double)GPUPLAN_BYTES_PER_GB);
+    /* Network ports are quoted in bits per second; the struct holds bytes. */
+    p->network_gb_per_s = network_gbit_per_s / GPUPLAN_BITS_PER_BYTE;
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status parse_platform(const json_t *rec,
+                                          const struct loc *at,
+                                          struct gpuplan_platform *p,
+                                          struct gpuplan_error *err)
+{
+    int form = 0;
+    enum gpuplan_status st;
+    memset(p, 0, sizeof *p);
+    if ((st = check_keys(rec, at, platform_keys, err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "name", true, p->name, sizeof p->name, err)) != GPUPLAN_OK ||
+        (st = get_enum(rec, at, "form_factor", platform_form_words,
+                       sizeof platform_form_words / sizeof platform_form_words[0], &form, err)) !=
+            GPUPLAN_OK ||
+        (st = get_count(rec, at, "max_gpus", true, 1, 1024, &p->max_gpus, err)) != GPUPLAN_OK ||
+        (st = parse_gpu_counts(rec, at, p, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "base_price_usd", true, false, MAX_PRICE_USD, &p->base_price_usd,
+                         NULL, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "base_power_w", true, true, MAX_POWER_W, &p->base_power_w, NULL,
+                         err)) != GPUPLAN_OK ||
+        (st = parse_platform_hosts(rec, at, p, err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "source", true, p->source, sizeof p->source, err)) !=
+            GPUPLAN_OK ||
+        (st = get_date(rec, at, "retrieved", true, p->retrieved, sizeof p->retrieved, err)) !=
+            GPUPLAN_OK ||
+        (st = get_string(rec, at, "notes", false, p->notes, sizeof p->notes, err)) != GPUPLAN_OK)
+        return st;
+    (void)snprintf(p->form_factor, sizeof p->form_factor, "%s", platform_form_words[form]);
+    return GPUPLAN_OK;
+}
+
+static const char *const model_keys[] = {
+    "id",     "name",   "hf_repo",   "family", "params_published",
+    "config", "source", "retrieved", "notes",  NULL
+};
+
+/* The config object as compact JSON with sorted keys (malloc'd into *text). */
+static enum gpuplan_status
+dump_config(const json_t *rec, const struct loc *at, char **text, struct gpuplan_error *err)
+{
+    const json_t *config = json_object_get(rec, "config");
+    if (!json_is_object(config))
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "config",
+                    "'config' must be the model's config.json object in '%s'", at->where);
+    *text = json_dumps(config, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+    if (!*text)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, at->where, "out of memory");
+    if (strlen(*text) > MAX_CONFIG_BYTES) {
+        free(*text);
+        *text = NULL;
+        return fail(err, GPUPLAN_ERR_TOO_LARGE, at, "config",
+                    "'config' is larger than %llu bytes in '%s'",
+                    (unsigned long long)MAX_CONFIG_BYTES, at->where);
+    }
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status parse_model(const json_t *rec,
+                                       const struct loc *at,
+                                       struct gpuplan_catalog_model *m,
+                                       char **config_text,
+                                       struct gpuplan_error *err)
+{
+    enum gpuplan_status st;
+    memset(m, 0, sizeof *m);
+    if ((st = check_keys(rec, at, model_keys, err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "name", true, m->name, sizeof m->name, err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "hf_repo", true, m->hf_repo, sizeof m->hf_repo, err)) !=
+            GPUPLAN_OK ||
+        (st = get_string(rec, at, "family", true, m->family, sizeof m->family, err)) !=
+            GPUPLAN_OK ||
+        (st = gpuplan_json_get_u64(rec, "params_published", at->where, at->path, false,
+                                   &m->params_published, err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "source", true, m->source, sizeof m->source, err)) !=
+            GPUPLAN_OK ||
+        (st = get_date(rec, at, "retrieved", true, m->retrieved, sizeof m->retrieved, err)) !=
+            GPUPLAN_OK ||
+        (st = get_string(rec, at, "notes", false, m->notes, sizeof m->notes, err)) != GPUPLAN_OK)
+        return st;
+    return dump_config(rec, at, config_text, err);
+}
+
+/* ---- merging ----------------------------------------------------------- */
+
+static bool grow(void **items, size_t *cap, size_t need, size_t item_size)
+{
+    if (need <= *cap)
+        return true;
+    size_t new_cap = *cap ? *cap * 2 : 32;
+    while (new_cap < need)
+        new_cap *= 2;
+    void *grown = realloc(*items, new_cap * item_size);
+    if (!grown)
+        return false;
+    *items = grown;
+    *cap = new_cap;
+    return true;
+}
+
+static enum gpuplan_status put_gpu(struct gpuplan_catalog *c, const struct gpuplan_gpu *gpu)
+{
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        if (strcmp(c->gpus[i].id, gpu->id) == 0) {
+            c->gpus[i] = *gpu;
+            return GPUPLAN_OK;
+        }
+    }
+    void *items = c->gpus;
+    if (!grow(&items, &c->cap_gpus, c->n_gpus + 1, sizeof *gpu))
+        return GPUPLAN_ERR_NOMEM;
+    c->gpus = items;
+    c->gpus[c->n_gpus++] = *gpu;
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status put_platform(struct gpuplan_catalog *c, const struct gpuplan_platform *p)
+{
+    for (size_t i = 0; i < c->n_platforms; i++) {
+        if (strcmp(c->platforms[i].id, p->id) == 0) {
+            c->platforms[i] = *p;
+            return GPUPLAN_OK;
+        }
+    }
+    void *items = c->platforms;
+    if (!grow(&items, &c->cap_platforms, c->n_platforms + 1, sizeof *p))
+        return GPUPLAN_ERR_NOMEM;
+    c->platforms = items;
+    c->platforms[c->n_platforms++] = *p;
+    return GPUPLAN_OK;
+}
+
+/* Takes ownership of `config` (freed on failure too). */
+static enum gpuplan_status
+put_model(struct gpuplan_catalog *c, const struct gpuplan_catalog_model *m, char *config)
+{
+    size_t slot = c->n_models;
+    for (size_t i = 0; i < c->n_models; i++)
+        if (strcmp(c->models[i].id, m->id) == 0)
+            slot = i;
+    if (slot == c->n_models) {
+        size_t cap_configs = c->cap_models;
+        void *items = c->models;
+        void *configs = c->model_configs;
+        const bool ok = grow(&items, &c->cap_models, c->n_models + 1, sizeof *m) &&
+                        grow(&configs, &cap_configs, c->n_models + 1, sizeof(char *));
+        c->models = items;
+        c->model_configs = configs;
+        if (!ok || cap_configs != c->cap_models) {
+            free(config);
+            return GPUPLAN_ERR_NOMEM;
+        }
+        c->n_models++;
+    } else {
+        free(c->model_configs[slot]);
+    }
+    c->models[slot] = *m;
+    c->model_configs[slot] = config;
+    c->models[slot].config_json = config;
+    c->models[slot].config_json_len = strlen(config);
+    return GPUPLAN_OK;
+}
+
+enum record_kind { KIND_GPUS = 0, KIND_PLATFORMS, KIND_MODELS, KIND_COUNT };
+
+static const char *const kind_files[KIND_COUNT] = { "gpus.json", "platforms.json", "models.json" };
+static const char *const kind_keys[KIND_COUNT] = { "gpus", "platforms", "models" };
+
+static enum gpuplan_status merge_record(struct gpuplan_catalog *c,
+                                        enum record_kind kind,
+                                        const json_t *rec,
+                                        const struct loc *at,
+                                        const char *id,
+                                        struct gpuplan_error *err)
+{
+    enum gpuplan_status st;
+    if (kind == KIND_GPUS) {
+        struct gpuplan_gpu gpu;
+        if ((st = parse_gpu(rec, at, c, &gpu, err)) != GPUPLAN_OK)
+            return st;
+        (void)snprintf(gpu.id, sizeof gpu.id, "%s", id);
+        st = put_gpu(c, &gpu);
+    } else if (kind == KIND_PLATFORMS) {
+        struct gpuplan_platform p;
+        if ((st = parse_platform(rec, at, &p, err)) != GPUPLAN_OK)
+            return st;
+        (void)snprintf(p.id, sizeof p.id, "%s", id);
+        st = put_platform(c, &p);
+    } else {
+        struct gpuplan_catalog_model m;
+        char *config = NULL;
+        if ((st = parse_model(rec, at, &m, &config, err)) != GPUPLAN_OK)
+            return st;
+        (void)snprintf(m.id, sizeof m.id, "%s", id);
+        st = put_model(c, &m, config);
+    }
+    if (st != GPUPLAN_OK)
+        return gpuplan_error_set(err, st, at->where, "out of memory loading the catalog");
+    return GPUPLAN_OK;
+}
+
+/* The id of record i, checked for syntax and uniqueness within the file. */
+static enum gpuplan_status record_id(const json_t *records,
+                                     size_t i,
+                                     const struct loc *at,
+                                     size_t id_size,
+                                     char *id,
+                                     struct gpuplan_error *err)
+{
+    const json_t *rec = json_array_get(records, i);
+    if (!json_is_object(rec))
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, NULL, "record must be an object in '%s'",
+                    at->where);
+    enum gpuplan_status st = get_string(rec, at, "id", true, id, id_size, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    if (!is_valid_id(id))
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "id",
+                    "'id' is '%s' in '%s'; must use only a-z, 0-9, '-', '.', '_'", id, at->where);
+    for (size_t j = 0; j < i; j++) {
+        const json_t *other = json_object_get(json_array_get(records, j), "id");
+        if (json_is_string(other) && strcmp(json_string_value(other), id) == 0)
+            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "id",
+                        "duplicate id '%s' in '%s'; record %zu has it too", id, at->where, j);
+    }
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status check_top_level(const json_t *root,
+                                           enum record_kind kind,
+                                           const char *where,
+                                           const json_t **records,
+                                           struct gpuplan_error *err)
+{
+    struct loc at = { .where = where, .path = "$" };
+    const char *const keys[] = { "schema_version", kind_keys[kind], NULL };
+    enum gpuplan_status st = check_keys(root, &at, keys, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    uint32_t version = 0;
+    if ((st = get_count(root, &at, "schema_version", true, 0, UINT32_MAX, &version, err)) !=
+        GPUPLAN_OK)
+        return st;
+    if (version != 1)
+        return fail(err, GPUPLAN_ERR_UNSUPPORTED, &at, "schema_version",
+                    "'schema_version' is %u in '%s'; this version reads 1", version, where);
+    *records = json_object_get(root, kind_keys[kind]);
+    if (!json_is_array(*records))
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, &at, kind_keys[kind],
+                    "'%s' must be an array of records in '%s'", kind_keys[kind], where);
+    if (json_array_size(*records) > MAX_RECORDS_PER_FILE)
+        return fail(err, GPUPLAN_ERR_TOO_LARGE, &at, kind_keys[kind],
+                    "'%s' has %zu records in '%s'; the limit is %d", kind_keys[kind],
+                    json_array_size(*records), where, MAX_RECORDS_PER_FILE);
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status merge_buffer(struct gpuplan_catalog *c,
+                                        enum record_kind kind,
+                                        const char *where,
+                                        const uint8_t *data,
+                                        size_t len,
+                                        struct gpuplan_error *err)
+{
+    json_t *root = NULL;
+    const json_t *records = NULL;
+    enum gpuplan_status st = gpuplan_json_parse(data, len, where, true, &root, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    if ((st = check_top_level(root, kind, where, &records, err)) != GPUPLAN_OK)
+        goto out;
+    for (size_t i = 0; i < json_array_size(records); i++) {
+        struct loc at = { .where = where };
+        char id[64];
+        (void)snprintf(at.path, sizeof at.path, "$.%s[%zu]", kind_keys[kind], i);
+        const size_t id_size = kind == KIND_MODELS ? sizeof c->models[0].id : sizeof c->gpus[0].id;
+        if ((st = record_id(records, i, &at, id_size, id, err)) != GPUPLAN_OK ||
+            (st = merge_record(c, kind, json_array_get(records, i), &at, id, err)) != GPUPLAN_OK)
+            goto out;
+    }
+out:
+    json_decref(root);
+    return st;
+}
+
+static void update_date(struct gpuplan_catalog *c)
+{
+    c->date[0] = '\0';
+    for (size_t i = 0; i < c->n_gpus; i++)
+        if (strcmp(c->gpus[i].retrieved, c->date) > 0)
+            (void)snprintf(c->date, sizeof c->date, "%s", c->gpus[i].retrieved);
+    for (size_t i = 0; i < c->n_platforms; i++)
+        if (strcmp(c->platforms[i].retrieved, c->date) > 0)
+            (void)snprintf(c->date, sizeof c->date, "%s", c->platforms[i].retrieved);
+    for (size_t i = 0; i < c->n_models; i++)
+        if (strcmp(c->models[i].retrieved, c->date) > 0)
+            (void)snprintf(c->date, sizeof c->date, "%s", c->models[i].retrieved);
+}
+
+static int kind_of_file(const char *name)
+{
+    for (int k = 0; k < KIND_COUNT; k++)
+        if (strcmp(name, kind_files[k]) == 0)
+            return k;
+    return -1;
+}
+
+/* Platforms first, so GPUs can reference platforms added by the same set. */
+static const enum record_kind load_order[KIND_COUNT] = { KIND_PLATFORMS, KIND_GPUS, KIND_MODELS };
+
+enum gpuplan_status gpuplan_catalog_load_buffers(struct gpuplan_catalog **out,
+                                                 const struct gpuplan_catalog_file *files,
+                                                 size_t n_files,
+                                                 struct gpuplan_error *err)
+{
+    enum gpuplan_status st = GPUPLAN_OK;
+    struct gpuplan_catalog *c = calloc(1, sizeof *c);
+    if (!c)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory loading the catalog");
+    for (size_t f = 0; f < n_files; f++) {
+        if (kind_of_file(files[f].name) < 0) {
+            st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, files[f].name,
+                                   "unknown catalog file '%s'", files[f].name);
+            gpuplan_error_hint(err, "catalog files are gpus.json, platforms.json, models.json");
+            goto out;
+        }
+    }
+    for (int k = 0; k < KIND_COUNT; k++) {
+        const enum record_kind kind = load_order[k];
+        const struct gpuplan_embedded_file *embedded = gpuplan_embedded_find(kind_files[kind]);
+        if (!embedded) {
+            st = gpuplan_error_set(err, GPUPLAN_ERR_INTERNAL, kind_files[kind],
+                                   "embedded catalog file '%s' is missing", kind_files[kind]);
+            goto out;
+        }
+        st = merge_buffer(c, kind, kind_files[kind], embedded->bytes, embedded->len, err);
+        if (st != GPUPLAN_OK)
+            goto out;
+        for (size_t f = 0; f < n_files; f++) {
+            if (kind_of_file(files[f].name) != (int)kind)
+                continue;
+            st = merge_buffer(c, kind, files[f].where ? files[f].where : files[f].name,
+                              files[f].data, files[f].len, err);
+            if (st != GPUPLAN_OK)
+                goto out;
+        }
+    }
+    update_date(c);
+out:
+    if (st != GPUPLAN_OK) {
+        gpuplan_catalog_free(c);
+        return st;
+    }
+    *out = c;
+    return GPUPLAN_OK;
+}
+
+/* ---- reading a user's directory ------------------------------------------ */
+
+static enum gpuplan_status read_whole_file(const char *path,
+                                           uint8_t **data,
+                                           size_t *len,
+                                           bool *exists,
+                                           struct gpuplan_error *err)
+{
+    *exists = false;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT)
+            return GPUPLAN_OK;
+        return gpuplan_error_set(err, GPUPLAN_ERR_IO, path, "cannot open '%s': %s", path,
+                                 strerror(errno));
+    }
+    *exists = true;
+    size_t cap = 64 * 1024;
+    size_t used = 0;
+    uint8_t *buf = malloc(cap);
+    enum gpuplan_status st = GPUPLAN_OK;
+    while (buf) {
+        if (used == cap) {
+            uint8_t *grown = cap > GPUPLAN_JSON_MAX_BYTES ? NULL : realloc(buf, cap * 2);
+            if (!grown) {
+                st = cap > GPUPLAN_JSON_MAX_BYTES
+                         ? gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, path,
+                                             "'%s' is larger than %llu bytes", path,
+                                             (unsigned long long)GPUPLAN_JSON_MAX_BYTES)
+                         : gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, path,
+                                             "out of memory reading '%s'", path);
+                goto out;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        const size_t n = fread(buf + used, 1, cap - used, f);
+        used += n;
+        if (n == 0)
+            break;
+    }
+    if (!buf)
+        st = gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, path, "out of memory reading '%s'", path);
+    else if (ferror(f))
+        st = gpuplan_error_set(err, GPUPLAN_ERR_IO, path, "cannot read '%s'", path);
+out:
+    (void)fclose(f);
+    if (st != GPUPLAN_OK) {
+        free(buf);
+        return st;
+    }
+    *data = buf;
+    *len = used;
+    return GPUPLAN_OK;
+}
+
+enum gpuplan_status
+gpuplan_catalog_load(struct gpuplan_catalog **out, const char *dir, struct gpuplan_error *err)
+{
+    if (!dir)
+        return gpuplan_catalog_load_buffers(out, NULL, 0, err);
+    struct stat st_dir;
+    if (stat(dir, &st_dir) != 0 || !S_ISDIR(st_dir.st_mode)) {
+        gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, dir, "catalog directory '%s' not found", dir);
+        gpuplan_error_hint(err, "--catalog takes a directory holding gpus.json, platforms.json "
+                                "and/or models.json");
+        return GPUPLAN_ERR_NOT_FOUND;
+    }
+    struct gpuplan_catalog_file files[KIND_COUNT];
+    uint8_t *owned[KIND_COUNT] = { NULL, NULL, NULL };
+    char paths[KIND_COUNT][GPUPLAN_ERROR_WHERE_MAX / 2];
+    size_t n_files = 0;
+    enum gpuplan_status st = GPUPLAN_OK;
+    for (int k = 0; k < KIND_COUNT; k++) {
+        bool exists = false;
+        size_t len = 0;
+        char *path = paths[n_files];
+        const int w = snprintf(path, sizeof paths[0], "%s/%s", dir, kind_files[k]);
+        if (w < 0 || (size_t)w >= sizeof paths[0]) {
+            st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                   "catalog directory path is "
+                                   "too long");
+            goto out;
+        }
+        if ((st = read_whole_file(path, &owned[n_files], &len, &exists, err)) != GPUPLAN_OK)
+            goto out;
+        if (!exists)
+            continue;
+        files[n_files] = (struct gpuplan_catalog_file){
+            .name = kind_files[k], .where = path, .data = owned[n_files], .len = len
+        };
+        n_files++;
+    }
+    if (n_files == 0) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, dir, "no catalog files in '%s'", dir);
+        gpuplan_error_hint(err, "put gpus.json, platforms.json and/or models.json there (see "
+                                "docs/catalog.md)");
+        goto out;
+    }
+    st = gpuplan_catalog_load_buffers(out, files, n_files, err);
+out:
+    for (int k = 0; k < KIND_COUNT; k++)
+        free(owned[k]);
+    return st;
+}
+
+void gpuplan_catalog_free(struct gpuplan_catalog *catalog)
+{
+    if (!catalog)
+        return;
+    for (size_t i = 0; i < catalog->n_models; i++)
+        free(catalog->model_configs[i]);
+    free(catalog->model_configs);
+    free(catalog->models);
+    free(catalog->platforms);
+    free(catalog->gpus);
+    free(catalog);
+}
+
+/* ---- lookups ----------------------------------------------------------- */
+
+size_t gpuplan_catalog_n_gpus(const struct gpuplan_catalog *catalog)
+{
+    return catalog ? catalog->n_gpus : 0;
+}
+
+const struct gpuplan_gpu *gpuplan_catalog_gpu_at(const struct gpuplan_catalog *catalog, size_t i)
+{
+    return catalog && i < catalog->n_gpus ? &catalog->gpus[i] : NULL;
+}
+
+size_t gpuplan_catalog_n_platforms(const struct gpuplan_catalog *catalog)
+{
+    return catalog ? catalog->n_platforms : 0;
+}
+
+const struct gpuplan_platform *gpuplan_catalog_platform_at(const struct gpuplan_catalog *catalog,
+                                                           size_t i)
+{
+    return catalog && i < catalog->n_platforms ? &catalog->platforms[i] : NULL;
+}
+
+size_t gpuplan_catalog_n_models(const struct gpuplan_catalog *catalog)
+{
+    return catalog ? catalog->n_models : 0;
+}
+
+const struct gpuplan_catalog_model *gpuplan_catalog_model_at(const struct gpuplan_catalog *catalog,
+                                                             size_t i)
+{
+    return catalog && i < catalog->n_models ? &catalog->models[i] : NULL;
+}
+
+const struct gpuplan_gpu *gpuplan_catalog_find_gpu(const struct gpuplan_catalog *catalog,
+                                                   const char *id)
+{
+    for (size_t i = 0; catalog && id && i < catalog->n_gpus; i++)
+        if (strcmp(catalog->gpus[i].id, id) == 0)
+            return &catalog->gpus[i];
+    return NULL;
+}
+
+const struct gpuplan_platform *gpuplan_catalog_find_platform(const struct gpuplan_catalog *catalog,
+                                                             const char *id)
+{
+    return catalog && id ? find_platform(catalog, id) : NULL;
+}
+
+const struct gpuplan_catalog_model *
+gpuplan_catalog_find_model(const struct gpuplan_catalog *catalog, const char *id)
+{
+    for (size_t i = 0; catalog && id && i < catalog->n_models; i++)
+        if (strcmp(catalog->models[i].id, id) == 0)
+            return &catalog->models[i];
+    return NULL;
+}
+
+/* ---- "did you mean" ------------------------------------------------------ */
+
+struct suggestion {
+    const char *id;
+    int rank;        /* 0 prefix, 1 substring, 2 edit distance */
+    size_t distance; /* edit distance */
+    size_t order;    /* catalog order, the last tie-breaker */
+};
+
+static bool better(const struct suggestion *a, const struct suggestion *b)
+{
+    if (a->rank != b->rank)
+        return a->rank < b->rank;
+    if (a->distance != b->distance)
+        return a->distance < b->distance;
+    return a->order < b->order;
+}
+
+static char fold_ascii(char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool has_prefix_folded(const char *text, const char *prefix)
+{
+    for (; *prefix; prefix++, text++)
+        if (!*text || fold_ascii(*text) != fold_ascii(*prefix))
+            return false;
+    return true;
+}
+
+static bool contains_folded(const char *text, const char *needle)
+{
+    for (; *text; text++)
+        if (has_prefix_folded(text, needle))
+            return true;
+    return false;
+}
+
+/*
+ * Keep the best MAX_SUGGESTIONS candidates: ids the query starts, then ids
+ * containing it ('h100' -> 'h100-sxm', 'h100-pcie', 'h100-nvl'), then ids
+ * within an edit distance of max(2, len/3) (git's help.c uses a similar
+ * similarity cut-off).
+ */
+static void
+consider(struct suggestion *best, size_t *n_best, const char *query, const char *id, size_t order)
+{
+    const size_t query_len = strlen(query);
+    if (query_len == 0)
+        return;
+    struct suggestion s = { .id = id, .rank = 3, .order = order };
+    s.distance = gpuplan_levenshtein(query, id);
+    if (query_len >= 2 && has_prefix_folded(id, query))
+        s.rank = 0;
+    else if (query_len >= 3 && contains_folded(id, query))
+        s.rank = 1;
+    else if (s.distance <= (query_len / 3 > 2 ? query_len / 3 : 2))
+        s.rank = 2;
+    if (s.rank == 3)
+        return;
+    size_t pos = *n_best;
+    while (pos > 0 && better(&s, &best[pos - 1]))
+        pos--;
+    if (pos >= MAX_SUGGESTIONS)
+        return;
+    const size_t n_move = (*n_best < MAX_SUGGESTIONS ? *n_best : MAX_SUGGESTIONS - 1) - pos;
+    memmove(&best[pos + 1], &best[pos], n_move * sizeof best[0]);
+    best[pos] = s;
+    if (*n_best < MAX_SUGGESTIONS)
+        (*n_best)++;
+}
+
+static void hint_suggestions(struct gpuplan_error *err,
+                             const struct suggestion *best,
+                             size_t n_best,
+                             const char *list_command)
+{
+    if (n_best == 0) {
+        gpuplan_error_hint(err, "run '%s' to list the catalog", list_command);
+        return;
+    }
+    if (n_best == 1)
+        gpuplan_error_hint(err, "did you mean '%s'?", best[0].id);
+    else if (n_best == 2)
+        gpuplan_error_hint(err, "did you mean '%s' or '%s'?", best[0].id, best[1].id);
+    else
+        gpuplan_error_hint(err, "did you mean '%s', '%s' or '%s'?", best[0].id, best[1].id,
+                           best[2].id);
+}
+
+enum gpuplan_status gpuplan_catalog_get_gpu(const struct gpuplan_catalog *catalog,
+                                            const char *id,
+                                            const struct gpuplan_gpu **out,
+                                            struct gpuplan_error *err)
+{
+    const char *query = id ? id : "";
+    const struct gpuplan_gpu *gpu = gpuplan_catalog_find_gpu(catalog, query);
+    if (gpu) {
+        *out = gpu;
+        return GPUPLAN_OK;
+    }
+    struct suggestion best[MAX_SUGGESTIONS];
+    size_t n_best = 0;
+    for (size_t i = 0; catalog && i < catalog->n_gpus; i++)
+        consider(best, &n_best, query, catalog->gpus[i].id, i);
+    gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL, "unknown GPU '%s'", query);
+    hint_suggestions(err, best, n_best, "gpuplan gpus");
+    return GPUPLAN_ERR_NOT_FOUND;
+}
+
+enum gpuplan_status gpuplan_catalog_get_model(const struct gpuplan_catalog *catalog,
+                                              const char *id,
+                                              const struct gpuplan_catalog_model **out,
+                                              struct gpuplan_error *err)
+{
+    const char *query = id ? id : "";
+    const struct gpuplan_catalog_model *model = gpuplan_catalog_find_model(catalog, query);
+    if (model) {
+        *out = model;
+        return GPUPLAN_OK;
+    }
+    struct suggestion best[MAX_SUGGESTIONS];
+    size_t n_best = 0;
+    for (size_t i = 0; catalog && i < catalog->n_models; i++)
+        consider(best, &n_best, query, catalog->models[i].id, i);
+    gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL, "unknown model '%s'", query);
+    hint_suggestions(err, best, n_best, "gpuplan models");
+    return GPUPLAN_ERR_NOT_FOUND;
+}
+
+double gpuplan_gpu_peak_tflops(const struct gpuplan_gpu *gpu, const char *precision)
+{
+    if (!gpu || !precision)
+        return 0.0;
+    if (strcmp(precision, "bf16") == 0)
+        return gpu->has_bf16 ? gpu->bf16_tflops : 0.0;
+    if (strcmp(precision, "fp16") == 0)
+        return gpu->fp16_tflops;
+    if (strcmp(precision, "fp8") == 0)
+        return gpu->has_fp8 ? gpu->fp8_tflops : 0.0;
+    if (strcmp(precision, "fp4") == 0)
+        return gpu->has_fp4 ? gpu->fp4_tflops : 0.0;
+    if (strcmp(precision, "tf32") == 0)
+        return gpu->has_tf32 ? gpu->tf32_tflops : 0.0;
+    return 0.0;
+}
+
+const char *gpuplan_catalog_date(const struct gpuplan_catalog *catalog)
+{
+    return catalog ? catalog->date : "";
+}

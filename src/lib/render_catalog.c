@@ -1,0 +1,402 @@
+/*
+ * render_catalog.c - `gpuplan gpus` and `gpuplan models` listings (see render.h).
+ *
+ * Text, CSV, Markdown and HTML share one path: the rows are built as a table
+ * of strings, then emitted in the chosen syntax. JSON is built with jansson
+ * (sorted keys, 2-space indent, 10 significant digits for reals), so the
+ * output is byte-stable. Numbers are rounded here only, with fixed formats.
+ *
+ * Not here: loading or validating the catalog (catalog.c).
+ */
+#include "gpuplan/render.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuplan/units.h"
+
+#define CELL_BYTES 128
+/* Parameter-count display units (counts, not bytes). */
+#define PARAMS_PER_BILLION 1e9
+#define PARAMS_PER_MILLION 1e6
+#define JSON_FLAGS         (JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII)
+
+enum gpuplan_status
+gpuplan_format_parse(const char *name, enum gpuplan_format *out, struct gpuplan_error *err)
+{
+    static const struct {
+        const char *name;
+        enum gpuplan_format format;
+    } formats[] = {
+        { "text", GPUPLAN_FORMAT_TEXT },   { "json", GPUPLAN_FORMAT_JSON },
+        { "csv", GPUPLAN_FORMAT_CSV },     { "md", GPUPLAN_FORMAT_MD },
+        { "markdown", GPUPLAN_FORMAT_MD }, { "html", GPUPLAN_FORMAT_HTML },
+    };
+    for (size_t i = 0; name && i < sizeof formats / sizeof formats[0]; i++) {
+        if (strcmp(name, formats[i].name) == 0) {
+            *out = formats[i].format;
+            return GPUPLAN_OK;
+        }
+    }
+    gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--format",
+                      "unknown format '%s'; must be text, json, csv, md or html", name ? name : "");
+    return GPUPLAN_ERR_USAGE;
+}
+
+/* ---- a table of strings ---------------------------------------------------- */
+
+struct table {
+    size_t n_cols;
+    size_t n_rows; /* including the header row */
+    char (*cells)[CELL_BYTES];
+};
+
+static bool table_init(struct table *t, size_t n_cols, size_t n_rows)
+{
+    t->n_cols = n_cols;
+    t->n_rows = n_rows;
+    t->cells = calloc(n_cols * n_rows, CELL_BYTES);
+    return t->cells != NULL;
+}
+
+static char *cell(struct table *t, size_t row, size_t col)
+{
+    return t->cells[row * t->n_cols + col];
+}
+
+static void set_cell(struct table *t, size_t row, size_t col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void set_cell(struct table *t, size_t row, size_t col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(cell(t, row, col), CELL_BYTES, fmt, ap);
+    va_end(ap);
+}
+
+/* A figure with a fixed format, or "-" when unknown/unsupported. */
+static void set_number(struct table *t, size_t row, size_t col, bool known, double value)
+{
+    if (!known)
+        set_cell(t, row, col, "-");
+    else if (value >= 100.0)
+        set_cell(t, row, col, "%.0f", value);
+    else
+        set_cell(t, row, col, "%.3g", value);
+}
+
+/* The first source entry (up to ';' or ' '), as a short reference. */
+static void set_short_source(struct table *t, size_t row, size_t col, const char *source)
+{
+    size_t n = strcspn(source, "; ");
+    if (n > 48)
+        n = 48;
+    set_cell(t, row, col, "%.*s%s", (int)n, source, source[n] ? " ..." : "");
+}
+
+static void emit_text(const struct table *t, struct gpuplan_buf *out)
+{
+    size_t widths[32] = { 0 };
+    for (size_t r = 0; r < t->n_rows; r++)
+        for (size_t c = 0; c < t->n_cols && c < 32; c++) {
+            const size_t n = strlen(t->cells[r * t->n_cols + c]);
+            if (n > widths[c])
+                widths[c] = n;
+        }
+    for (size_t r = 0; r < t->n_rows; r++) {
+        for (size_t c = 0; c < t->n_cols; c++) {
+            const char *text = t->cells[r * t->n_cols + c];
+            if (c + 1 == t->n_cols)
+                gpuplan_buf_printf(out, "%s\n", text);
+            else
+                gpuplan_buf_printf(out, "%-*s  ", (int)widths[c], text);
+        }
+    }
+}
+
+static void emit_csv(const struct table *t, struct gpuplan_buf *out)
+{
+    for (size_t r = 0; r < t->n_rows; r++) {
+        for (size_t c = 0; c < t->n_cols; c++) {
+            const char *text = t->cells[r * t->n_cols + c];
+            if (c)
+                gpuplan_buf_puts(out, ",");
+            if (strpbrk(text, ",\"\n") == NULL) {
+                gpuplan_buf_puts(out, text);
+                continue;
+            }
+            gpuplan_buf_puts(out, "\"");
+            for (const char *p = text; *p; p++)
+                gpuplan_buf_puts(out, *p == '"' ? "\"\"" : (char[]){ *p, '\0' });
+            gpuplan_buf_puts(out, "\"");
+        }
+        gpuplan_buf_puts(out, "\r\n");
+    }
+}
+
+static void emit_md(const struct table *t, struct gpuplan_buf *out)
+{
+    for (size_t r = 0; r < t->n_rows; r++) {
+        gpuplan_buf_puts(out, "|");
+        for (size_t c = 0; c < t->n_cols; c++) {
+            gpuplan_buf_puts(out, " ");
+            for (const char *p = t->cells[r * t->n_cols + c]; *p; p++)
+                gpuplan_buf_puts(out, *p == '|' ? "\\|" : (char[]){ *p, '\0' });
+            gpuplan_buf_puts(out, " |");
+        }
+        gpuplan_buf_puts(out, "\n");
+        if (r == 0) {
+            gpuplan_buf_puts(out, "|");
+            for (size_t c = 0; c < t->n_cols; c++)
+                gpuplan_buf_puts(out, "---|");
+            gpuplan_buf_puts(out, "\n");
+        }
+    }
+}
+
+static void put_html_escaped(struct gpuplan_buf *out, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        switch (*p) {
+        case '<':
+            gpuplan_buf_puts(out, "&lt;");
+            break;
+        case '>':
+            gpuplan_buf_puts(out, "&gt;");
+            break;
+        case '&':
+            gpuplan_buf_puts(out, "&amp;");
+            break;
+        case '"':
+            gpuplan_buf_puts(out, "&quot;");
+            break;
+        default:
+            gpuplan_buf_append(out, p, 1);
+        }
+    }
+}
+
+static void emit_html(const struct table *t, const char *css_class, struct gpuplan_buf *out)
+{
+    gpuplan_buf_printf(out, "<table class=\"%s\">\n", css_class);
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const char *tag = r == 0 ? "th" : "td";
+        gpuplan_buf_puts(out, "<tr>");
+        for (size_t c = 0; c < t->n_cols; c++) {
+            gpuplan_buf_printf(out, "<%s>", tag);
+            put_html_escaped(out, t->cells[r * t->n_cols + c]);
+            gpuplan_buf_printf(out, "</%s>", tag);
+        }
+        gpuplan_buf_puts(out, "</tr>\n");
+    }
+    gpuplan_buf_puts(out, "</table>\n");
+}
+
+static void emit_table(const struct table *t,
+                       enum gpuplan_format format,
+                       const char *css_class,
+                       struct gpuplan_buf *out)
+{
+    switch (format) {
+    case GPUPLAN_FORMAT_CSV:
+        emit_csv(t, out);
+        break;
+    case GPUPLAN_FORMAT_MD:
+        emit_md(t, out);
+        break;
+    case GPUPLAN_FORMAT_HTML:
+        emit_html(t, css_class, out);
+        break;
+    case GPUPLAN_FORMAT_TEXT:
+    case GPUPLAN_FORMAT_JSON:
+    default:
+        emit_text(t, out);
+        break;
+    }
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static const char *const vendor_names[GPUPLAN_VENDOR_COUNT] = { "nvidia", "amd", "intel" };
+static const char *const link_names[GPUPLAN_LINK_COUNT] = { "pcie", "nvlink-bridge", "nvswitch",
+                                                            "infinity-fabric", "ethernet" };
+
+static json_t *real_or_null(bool known, double value)
+{
+    return known ? json_real(value) : json_null();
+}
+
+static json_t *string_or_null(const char *text)
+{
+    return text[0] ? json_string(text) : json_null();
+}
+
+static json_t *gpu_json(const struct gpuplan_gpu *g)
+{
+    json_t *platforms = json_array();
+    for (size_t i = 0; platforms && i < g->n_platforms; i++)
+        json_array_append_new(platforms, json_string(g->platforms[i]));
+    const double memory_gb = gpuplan_gb_from_bytes(g->memory_bytes);
+    const double visible_mib = (double)g->memory_visible_bytes / (double)GPUPLAN_BYTES_PER_MIB;
+    return json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:f, s:I, s:o, s:o, s:f, s:o, s:o, s:o, s:o, s:o,"
+        " s:s, s:f, s:I, s:I, s:f, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o}",
+        "id", g->id, "vendor", vendor_names[g->vendor], "name", g->name, "architecture",
+        g->architecture, "memory", g->memory_literal, "memory_gb", memory_gb, "memory_bytes",
+        (json_int_t)g->memory_bytes, "memory_visible_mib",
+        real_or_null(g->memory_visible_bytes > 0, visible_mib), "memory_visible_bytes",
+        g->memory_visible_bytes > 0 ? json_integer((json_int_t)g->memory_visible_bytes)
+                                    : json_null(),
+        "memory_bandwidth_gb_per_s", g->memory_bandwidth_gb_per_s, "bf16_tflops",
+        real_or_null(g->has_bf16, g->bf16_tflops), "fp16_tflops",
+        real_or_null(g->fp16_tflops > 0.0, g->fp16_tflops), "fp8_tflops",
+        real_or_null(g->has_fp8, g->fp8_tflops), "fp4_tflops",
+        real_or_null(g->has_fp4, g->fp4_tflops), "tf32_tflops",
+        real_or_null(g->has_tf32, g->tf32_tflops), "interconnect", link_names[g->link],
+        "link_gb_per_s", g->link_gb_per_s, "max_gpus_per_link_domain",
+        (json_int_t)g->max_gpus_per_link_domain, "pcie_gen", (json_int_t)g->pcie_gen, "tdp_w",
+        g->tdp_w, "compute_capability", string_or_null(g->compute_capability), "gfx_target",
+        string_or_null(g->gfx_target), "form_factor", g->form_factor, "platforms", platforms,
+        "price_usd", real_or_null(g->price_usd > 0.0, g->price_usd), "price_date",
+        string_or_null(g->price_date), "cloud_usd_per_hour",
+        real_or_null(g->cloud_usd_per_hour > 0.0, g->cloud_usd_per_hour), "cloud_date",
+        string_or_null(g->cloud_date), "source", g->source, "retrieved", g->retrieved, "notes",
+        string_or_null(g->notes));
+}
+
+static json_t *model_json(const struct gpuplan_catalog_model *m)
+{
+    json_t *config = json_loadb(m->config_json, m->config_json_len, 0, NULL);
+    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:s, s:o}", "id", m->id, "name", m->name,
+                     "hf_repo", m->hf_repo, "family", m->family, "params_published",
+                     m->params_published ? json_integer((json_int_t)m->params_published)
+                                         : json_null(),
+                     "config", config ? config : json_null(), "source", m->source, "retrieved",
+                     m->retrieved, "notes", string_or_null(m->notes));
+}
+
+static enum gpuplan_status
+emit_json(json_t *root, struct gpuplan_buf *out, struct gpuplan_error *err)
+{
+    char *text = root ? json_dumps(root, JSON_FLAGS) : NULL;
+    json_decref(root);
+    if (!text)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
+    gpuplan_buf_puts(out, text);
+    gpuplan_buf_puts(out, "\n");
+    free(text);
+    return gpuplan_buf_status(out, err);
+}
+
+static enum gpuplan_status render_json_list(const struct gpuplan_catalog *catalog,
+                                            bool gpus,
+                                            struct gpuplan_buf *out,
+                                            struct gpuplan_error *err)
+{
+    json_t *list = json_array();
+    const size_t n = gpus ? gpuplan_catalog_n_gpus(catalog) : gpuplan_catalog_n_models(catalog);
+    for (size_t i = 0; list && i < n; i++) {
+        json_t *item = gpus ? gpu_json(gpuplan_catalog_gpu_at(catalog, i))
+                            : model_json(gpuplan_catalog_model_at(catalog, i));
+        if (!item || json_array_append_new(list, item) != 0) {
+            json_decref(list);
+            list = NULL;
+        }
+    }
+    json_t *root = list ? json_pack("{s:i, s:s, s:o}", "schema_version", 1, "catalog_date",
+                                    gpuplan_catalog_date(catalog), gpus ? "gpus" : "models", list)
+                        : NULL;
+    return emit_json(root, out, err);
+}
+
+/* ---- tables ------------------------------------------------------------ */
+
+enum gpuplan_status gpuplan_render_gpus(const struct gpuplan_catalog *catalog,
+                                        enum gpuplan_format format,
+                                        struct gpuplan_buf *out,
+                                        struct gpuplan_error *err)
+{
+    if (format == GPUPLAN_FORMAT_JSON)
+        return render_json_list(catalog, true, out, err);
+    static const char *const header[] = { "id",           "name",        "memory",
+                                          "mem_gb_per_s", "bf16_tflops", "fp8_tflops",
+                                          "fp4_tflops",   "link",        "link_gb_per_s",
+                                          "tdp_w",        "usd",         "usd_per_hour",
+                                          "source" };
+    const size_t n_cols = sizeof header / sizeof header[0];
+    const size_t n = gpuplan_catalog_n_gpus(catalog);
+    struct table t;
+    if (!table_init(&t, n_cols, n + 1))
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering GPUs");
+    for (size_t c = 0; c < n_cols; c++)
+        set_cell(&t, 0, c, "%s", header[c]);
+    for (size_t i = 0; i < n; i++) {
+        const struct gpuplan_gpu *g = gpuplan_catalog_gpu_at(catalog, i);
+        const size_t r = i + 1;
+        set_cell(&t, r, 0, "%s", g->id);
+        set_cell(&t, r, 1, "%s", g->name);
+        set_cell(&t, r, 2, "%s", g->memory_literal);
+        set_number(&t, r, 3, true, g->memory_bandwidth_gb_per_s);
+        set_number(&t, r, 4, g->has_bf16, g->bf16_tflops);
+        set_number(&t, r, 5, g->has_fp8, g->fp8_tflops);
+        set_number(&t, r, 6, g->has_fp4, g->fp4_tflops);
+        set_cell(&t, r, 7, "%s", link_names[g->link]);
+        set_number(&t, r, 8, g->link_gb_per_s > 0.0, g->link_gb_per_s);
+        set_number(&t, r, 9, true, g->tdp_w);
+        set_number(&t, r, 10, g->price_usd > 0.0, g->price_usd);
+        if (g->cloud_usd_per_hour > 0.0)
+            set_cell(&t, r, 11, "%.2f", g->cloud_usd_per_hour);
+        else
+            set_cell(&t, r, 11, "-");
+        set_short_source(&t, r, 12, g->source);
+    }
+    emit_table(&t, format, "gpuplan-gpus", out);
+    free(t.cells);
+    return gpuplan_buf_status(out, err);
+}
+
+/* "70.55B", "405.9B", "774M": published parameter counts for a table. */
+static void set_params(struct table *t, size_t row, size_t col, uint64_t n_params)
+{
+    if (n_params == 0)
+        set_cell(t, row, col, "-");
+    else if (n_params >= 1000000000ULL)
+        set_cell(t, row, col, "%.2fB", (double)n_params / PARAMS_PER_BILLION);
+    else
+        set_cell(t, row, col, "%.0fM", (double)n_params / PARAMS_PER_MILLION);
+}
+
+enum gpuplan_status gpuplan_render_models(const struct gpuplan_catalog *catalog,
+                                          enum gpuplan_format format,
+                                          struct gpuplan_buf *out,
+                                          struct gpuplan_error *err)
+{
+    if (format == GPUPLAN_FORMAT_JSON)
+        return render_json_list(catalog, false, out, err);
+    static const char *const header[] = { "id",      "name",  "family", "params_published",
+                                          "hf_repo", "source" };
+    const size_t n_cols = sizeof header / sizeof header[0];
+    const size_t n = gpuplan_catalog_n_models(catalog);
+    struct table t;
+    if (!table_init(&t, n_cols, n + 1))
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering models");
+    for (size_t c = 0; c < n_cols; c++)
+        set_cell(&t, 0, c, "%s", header[c]);
+    for (size_t i = 0; i < n; i++) {
+        const struct gpuplan_catalog_model *m = gpuplan_catalog_model_at(catalog, i);
+        const size_t r = i + 1;
+        set_cell(&t, r, 0, "%s", m->id);
+        set_cell(&t, r, 1, "%s", m->name);
+        set_cell(&t, r, 2, "%s", m->family);
+        set_params(&t, r, 3, m->params_published);
+        set_cell(&t, r, 4, "%s", m->hf_repo);
+        set_short_source(&t, r, 5, m->source);
+    }
+    emit_table(&t, format, "gpuplan-models", out);
+    free(t.cells);
+    return gpuplan_buf_status(out, err);
+}

@@ -1,0 +1,478 @@
+/*
+ * test_catalog.c - the embedded catalog, user overrides, validation errors,
+ * "did you mean", and the catalog renderers.
+ */
+#include "test_common.h"
+
+#include <jansson.h>
+#include <unistd.h>
+
+#include "gpuplan/gpuplan.h"
+#include "gpuplan/render.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+struct tmpdir {
+    char path[256];
+};
+
+static void tmpdir_make(struct tmpdir *t)
+{
+    snprintf(t->path, sizeof t->path, "/tmp/gpuplan-catalog-XXXXXX");
+    assert_non_null(mkdtemp(t->path));
+}
+
+static void tmpdir_write(const struct tmpdir *t, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", t->path, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    assert_int_equal(fclose(f), 0);
+}
+
+static void tmpdir_remove(const struct tmpdir *t)
+{
+    static const char *const names[] = { "gpus.json", "platforms.json", "models.json" };
+    char path[512];
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", t->path, names[i]);
+        (void)unlink(path);
+    }
+    (void)rmdir(t->path);
+}
+
+static struct gpuplan_catalog *load_embedded(void)
+{
+    struct gpuplan_catalog *c = NULL;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    enum gpuplan_status st = gpuplan_catalog_load(&c, NULL, &err);
+    if (st != GPUPLAN_OK)
+        fail_msg("catalog load failed: %s: %s", err.where, err.message);
+    return c;
+}
+
+/* A complete, valid user GPU record: id, memory_gb, platform and extra fields substituted. */
+#define GPU_RECORD_ON(ID, MEMORY_GB, PLATFORM, EXTRA)                                             \
+    "{\"id\":\"" ID "\",\"vendor\":\"nvidia\",\"name\":\"Test GPU\",\"architecture\":\"Hopper\"," \
+    "\"memory\":\"80 GB HBM3\",\"memory_gb\":" MEMORY_GB ",\"memory_bandwidth_gb_per_s\":3350,"   \
+    "\"bf16_tflops\":989,\"fp16_tflops\":989,\"fp8_tflops\":1979,\"fp4_tflops\":null,"            \
+    "\"tf32_tflops\":494.5,\"interconnect\":\"nvswitch\",\"link_gb_per_s\":900,"                  \
+    "\"max_gpus_per_link_domain\":8,\"pcie_gen\":5,\"tdp_w\":700,\"compute_capability\":\"9.0\"," \
+    "\"form_factor\":\"sxm\",\"platforms\":[\"" PLATFORM "\"],\"source\":\"test\","               \
+    "\"retrieved\":\"2026-12-01\"" EXTRA "}"
+#define GPU_RECORD(ID, MEMORY_GB, EXTRA) GPU_RECORD_ON(ID, MEMORY_GB, "hgx-h100-8", EXTRA)
+
+/* Load `gpus_json` as a user's gpus.json; returns the status, fills err. */
+static enum gpuplan_status load_user_gpus(const char *gpus_json, struct gpuplan_error *err)
+{
+    struct tmpdir t;
+    tmpdir_make(&t);
+    tmpdir_write(&t, "gpus.json", gpus_json);
+    struct gpuplan_catalog *c = NULL;
+    gpuplan_error_init(err);
+    enum gpuplan_status st = gpuplan_catalog_load(&c, t.path, err);
+    gpuplan_catalog_free(c);
+    tmpdir_remove(&t);
+    return st;
+}
+
+/* ---- the embedded catalog ------------------------------------------------- */
+
+static void test_required_ids_present(void **state)
+{
+    (void)state;
+    static const char *const gpu_ids[] = {
+        "b300",          "b200",
+        "gb200",         "h200-sxm",
+        "h200-nvl",      "h100-sxm",
+        "h100-pcie",     "h100-nvl",
+        "h20",           "a100-80gb-sxm",
+        "a100-40gb-sxm", "a100-80gb-pcie",
+        "l40s",          "l4",
+        "a10g",          "t4",
+        "rtx-pro-6000",  "rtx-6000-ada",
+        "rtx-a6000",     "rtx-5090",
+        "rtx-4090",      "rtx-3090",
+        "v100-32gb",     "mi355x",
+        "mi325x",        "mi300x",
+        "mi250x",        "gaudi3",
+        "rtx-a5000",
+    };
+    struct gpuplan_catalog *c = load_embedded();
+    for (size_t i = 0; i < sizeof gpu_ids / sizeof gpu_ids[0]; i++) {
+        if (!gpuplan_catalog_find_gpu(c, gpu_ids[i]))
+            fail_msg("GPU '%s' missing from the catalog", gpu_ids[i]);
+    }
+    assert_int_equal(gpuplan_catalog_n_gpus(c), sizeof gpu_ids / sizeof gpu_ids[0]);
+    static const char *const model_ids[] = { "llama-3.1-8b",  "llama-3.1-70b", "llama-3.1-405b",
+                                             "qwen3-30b-a3b", "deepseek-v3",   "mixtral-8x7b" };
+    for (size_t i = 0; i < sizeof model_ids / sizeof model_ids[0]; i++)
+        assert_non_null(gpuplan_catalog_find_model(c, model_ids[i]));
+    assert_non_null(gpuplan_catalog_find_platform(c, "hgx-h100-8"));
+    assert_null(gpuplan_catalog_find_gpu(c, "h100"));
+    gpuplan_catalog_free(c);
+}
+
+static void test_every_record_has_source_and_retrieved(void **state)
+{
+    (void)state;
+    struct gpuplan_catalog *c = load_embedded();
+    for (size_t i = 0; i < gpuplan_catalog_n_gpus(c); i++) {
+        const struct gpuplan_gpu *g = gpuplan_catalog_gpu_at(c, i);
+        assert_true(strlen(g->source) > 0);
+        assert_int_equal(strlen(g->retrieved), 10);
+        assert_true(g->memory_bytes > 0);
+        assert_true(g->tdp_w > 0.0);
+        /* every GPU runs on a platform of the catalog */
+        assert_true(g->n_platforms >= 1);
+        for (size_t k = 0; k < g->n_platforms; k++)
+            assert_non_null(gpuplan_catalog_find_platform(c, g->platforms[k]));
+    }
+    for (size_t i = 0; i < gpuplan_catalog_n_platforms(c); i++) {
+        const struct gpuplan_platform *p = gpuplan_catalog_platform_at(c, i);
+        assert_true(strlen(p->source) > 0);
+        assert_true(strlen(p->retrieved) >= 7);
+        assert_true(p->n_gpu_counts >= 1);
+        assert_int_equal(p->gpu_counts[p->n_gpu_counts - 1], p->max_gpus);
+    }
+    for (size_t i = 0; i < gpuplan_catalog_n_models(c); i++) {
+        const struct gpuplan_catalog_model *m = gpuplan_catalog_model_at(c, i);
+        assert_true(strlen(m->source) > 0);
+        assert_true(strlen(m->retrieved) >= 7);
+        assert_non_null(m->config_json);
+        assert_int_equal(strlen(m->config_json), m->config_json_len);
+    }
+    assert_null(gpuplan_catalog_gpu_at(c, gpuplan_catalog_n_gpus(c)));
+    assert_string_equal(gpuplan_catalog_date(c), "2026-11-29");
+    gpuplan_catalog_free(c);
+}
+
+static void test_h100_sxm_figures(void **state)
+{
+    (void)state;
+    struct gpuplan_catalog *c = load_embedded();
+    const struct gpuplan_gpu *g = gpuplan_catalog_find_gpu(c, "h100-sxm");
+    assert_non_null(g);
+    assert_true(g->has_bf16);
+    assert_float_equal(g->bf16_tflops, 989.0, 1e-9);
+    assert_float_equal(g->memory_bandwidth_gb_per_s, 3350.0, 1e-9);
+    assert_int_equal(g->memory_bytes, 80ULL * GPUPLAN_BYTES_PER_GB);
+    assert_string_equal(g->memory_literal, "80 GB HBM3");
+    assert_int_equal(g->link, GPUPLAN_LINK_NVSWITCH);
+    assert_float_equal(g->link_gb_per_s, 900.0, 1e-9);
+    assert_float_equal(gpuplan_gpu_peak_tflops(g, "bf16"), 989.0, 1e-9);
+    assert_float_equal(gpuplan_gpu_peak_tflops(g, "fp8"), 1979.0, 1e-9);
+    assert_float_equal(gpuplan_gpu_peak_tflops(g, "fp4"), 0.0, 0.0); /* Hopper: no FP4 */
+    assert_float_equal(gpuplan_gpu_peak_tflops(g, "int3"), 0.0, 0.0);
+    assert_false(g->has_fp4);
+
+    /* Explicit "unsupported": T4 has no BF16, V100 no TF32. */
+    const struct gpuplan_gpu *t4 = gpuplan_catalog_find_gpu(c, "t4");
+    assert_false(t4->has_bf16);
+    assert_float_equal(gpuplan_gpu_peak_tflops(t4, "fp16"), 65.0, 1e-9);
+    assert_false(gpuplan_catalog_find_gpu(c, "v100-32gb")->has_tf32);
+    /* nvidia-smi view kept next to the vendor figure */
+    assert_int_equal(gpuplan_catalog_find_gpu(c, "l40s")->memory_visible_bytes,
+                     46068ULL * GPUPLAN_BYTES_PER_MIB);
+    gpuplan_catalog_free(c);
+}
+
+static void test_model_config_is_the_fixture(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id;
+        const char *fixture;
+    } rows[] = {
+        { "llama-3.1-8b", "hf-configs/llama-3.1-8b.json" },
+        { "deepseek-v3", "hf-configs/deepseek-v3.json" },
+        { "t0p", "hf-configs/t0p.json" },
+    };
+    struct gpuplan_catalog *c = load_embedded();
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct gpuplan_catalog_model *m = gpuplan_catalog_find_model(c, rows[i].id);
+        assert_non_null(m);
+        json_t *embedded = json_loadb(m->config_json, m->config_json_len, 0, NULL);
+        json_t *fixture = json_load_file(fixture_path(rows[i].fixture), 0, NULL);
+        assert_non_null(embedded);
+        if (!fixture)
+            fail_msg("fixture %s missing (set GPUPLAN_SHARED)", fixture_path(rows[i].fixture));
+        assert_true(json_equal(embedded, fixture));
+        json_decref(embedded);
+        json_decref(fixture);
+    }
+    /* stored once, compact with sorted keys */
+    const struct gpuplan_catalog_model *m = gpuplan_catalog_find_model(c, "llama-3.1-8b");
+    assert_int_equal(strncmp(m->config_json, "{\"architectures\":[\"LlamaForCausalLM\"]", 37), 0);
+    gpuplan_catalog_free(c);
+}
+
+/* ---- user overrides ------------------------------------------------------- */
+
+static void test_user_dir_replaces_and_adds(void **state)
+{
+    (void)state;
+    struct gpuplan_catalog *base = load_embedded();
+    const size_t n_base = gpuplan_catalog_n_gpus(base);
+    const size_t n_models = gpuplan_catalog_n_models(base);
+    gpuplan_catalog_free(base);
+
+    struct tmpdir t;
+    tmpdir_make(&t);
+    tmpdir_write(&t, "gpus.json",
+                 "{\"schema_version\":1,\"gpus\":[" GPU_RECORD(
+                     "h100-sxm", "80",
+                     ",\"price_usd\":12345,\"price_date\":\"2026-12\"") "," GPU_RECORD_ON("my-gpu",
+                                                                                          "96",
+                                                                                          "my-box",
+                                                                                          "") "]}");
+    tmpdir_write(&t, "platforms.json",
+                 "{\"schema_version\":1,\"platforms\":[{\"id\":\"my-box\",\"name\":\"My box\","
+                 "\"form_factor\":\"workstation\",\"max_gpus\":2,\"gpu_counts\":[1,2],"
+                 "\"base_price_usd\":4000,\"base_power_w\":350,\"cpu_sockets\":1,"
+                 "\"cpu_cores_max\":24,\"ram_slots\":4,\"ram_max_gb\":256,\"nvme_bays\":2,"
+                 "\"network\":\"1x 10 Gb/s\",\"network_gbit_per_s\":10,\"rack_units\":0,"
+                 "\"source\":\"my invoice\",\"retrieved\":\"2026-12-01\"}]}");
+
+    struct gpuplan_catalog *c = NULL;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    enum gpuplan_status st = gpuplan_catalog_load(&c, t.path, &err);
+    if (st != GPUPLAN_OK)
+        fail_msg("%s: %s", err.where, err.message);
+    assert_int_equal(gpuplan_catalog_n_gpus(c), n_base + 1);
+    assert_int_equal(gpuplan_catalog_n_models(c), n_models);
+    const struct gpuplan_gpu *h100 = gpuplan_catalog_find_gpu(c, "h100-sxm");
+    assert_float_equal(h100->price_usd, 12345.0, 1e-9);
+    assert_string_equal(h100->price_date, "2026-12");
+    assert_string_equal(h100->source, "test");
+    const struct gpuplan_gpu *mine = gpuplan_catalog_find_gpu(c, "my-gpu");
+    assert_non_null(mine);
+    assert_int_equal(mine->memory_bytes, 96ULL * GPUPLAN_BYTES_PER_GB);
+    const struct gpuplan_platform *box = gpuplan_catalog_find_platform(c, "my-box");
+    assert_non_null(box);
+    assert_float_equal(box->network_gb_per_s, 1.25, 1e-12); /* 10 Gb/s = 1.25 GB/s */
+    assert_string_equal(gpuplan_catalog_date(c), "2026-12-01");
+    gpuplan_catalog_free(c);
+    tmpdir_remove(&t);
+}
+
+static void test_user_dir_errors(void **state)
+{
+    (void)state;
+    struct gpuplan_catalog *c = NULL;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_catalog_load(&c, "/nonexistent/gpuplan-dir", &err),
+                     GPUPLAN_ERR_NOT_FOUND);
+    assert_null(c);
+    assert_non_null(strstr(err.message, "/nonexistent/gpuplan-dir"));
+
+    struct tmpdir t;
+    tmpdir_make(&t);
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_catalog_load(&c, t.path, &err), GPUPLAN_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "no catalog files"));
+    tmpdir_remove(&t);
+}
+
+/* Invalid user files: each names the file, the place and the reason. */
+static void test_invalid_user_gpus(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *json;
+        enum gpuplan_status status;
+        const char *where;   /* substring of err.where */
+        const char *message; /* substring of err.message */
+    } rows[] = {
+        /* syntax error: line:col */
+        { "{\"schema_version\":1,\n\"gpus\":[\n{\"id\": }]}", GPUPLAN_ERR_INVALID_INPUT,
+          "gpus.json:3:", "invalid JSON" },
+        /* wrong type: JSON path */
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD("x", "\"80\"", "") "]}",
+          GPUPLAN_ERR_INVALID_CONFIG, "gpus.json:$.gpus[0].memory_gb", "must be a number" },
+        /* zero memory */
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD("x", "0", "") "]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].memory_gb", "must be > 0" },
+        /* 1e20 GB: past 100 TB */
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD("x", "1e20", "") "]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].memory_gb", "<= 100000" },
+        /* duplicate id in one file */
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD("x", "80", "") "," GPU_RECORD("x", "80",
+                                                                                      "") "]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[1].id", "duplicate id 'x'" },
+        /* unknown platform */
+        { "{\"schema_version\":1,\"gpus\":[{\"id\":\"y\",\"vendor\":\"amd\",\"name\":\"n\","
+          "\"architecture\":\"a\",\"memory\":\"1 GB\",\"memory_gb\":1,"
+          "\"memory_bandwidth_gb_per_s\":1,\"interconnect\":\"pcie\",\"tdp_w\":1,"
+          "\"form_factor\":\"pcie\",\"platforms\":[\"no-such-box\"],\"source\":\"s\","
+          "\"retrieved\":\"2026-01\"}]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].platforms[0]", "unknown platform 'no-such-box'" },
+        /* unknown key (a typo) */
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD("x", "80", ",\"tdp_watts\":1") "]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0]", "unknown key 'tdp_watts'" },
+        /* unknown top-level key */
+        { "{\"schema_version\":1,\"gpus\":[],\"extra\":1}", GPUPLAN_ERR_INVALID_INPUT,
+          "gpus.json:$", "unknown key 'extra'" },
+        /* bad date */
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD("x", "80",
+                                                        ",\"price_usd\":1,"
+                                                        "\"price_date\":\"May 2026\"") "]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].price_date", "YYYY-MM" },
+        /* unknown vendor */
+        { "{\"schema_version\":1,\"gpus\":[{\"id\":\"z\",\"vendor\":\"acme\"}]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].vendor", "must be one of 'nvidia'" },
+        /* missing required field */
+        { "{\"schema_version\":1,\"gpus\":[{\"id\":\"z\",\"vendor\":\"nvidia\",\"name\":\"n\","
+          "\"architecture\":\"a\",\"memory\":\"1 GB\"}]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].memory_gb", "is missing" },
+        /* bad id */
+        { "{\"schema_version\":1,\"gpus\":[{\"id\":\"H100 SXM\"}]}", GPUPLAN_ERR_INVALID_INPUT,
+          "$.gpus[0].id", "must use only" },
+        /* schema version */
+        { "{\"schema_version\":2,\"gpus\":[]}", GPUPLAN_ERR_UNSUPPORTED, "schema_version",
+          "this version reads 1" },
+        /* gpus not an array */
+        { "{\"schema_version\":1,\"gpus\":{}}", GPUPLAN_ERR_INVALID_INPUT, "$.gpus",
+          "must be an array" },
+        /* top level not an object */
+        { "[1,2]", GPUPLAN_ERR_INVALID_INPUT, "gpus.json", "object" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct gpuplan_error err;
+        const enum gpuplan_status st = load_user_gpus(rows[i].json, &err);
+        if (st != rows[i].status || !strstr(err.where, rows[i].where) ||
+            !strstr(err.message, rows[i].message))
+            fail_msg("row %zu: status %d where '%s' message '%s'", i, (int)st, err.where,
+                     err.message);
+    }
+}
+
+/* ---- did you mean --------------------------------------------------------- */
+
+static void test_did_you_mean(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *query;
+        const char *hint; /* substring of err.hint */
+    } rows[] = {
+        { "h100sxm", "did you mean 'h100-sxm'" },
+        { "h100", "'h100-sxm', 'h100-nvl' or 'h100-pcie'" }, /* prefix matches, nearest first */
+        { "H100-SXM", "'h100-sxm'" },
+        { "mi300", "'mi300x'" },
+        { "zzzzzzzzzzzz", "run 'gpuplan gpus'" },
+        { "", "run 'gpuplan gpus'" },
+    };
+    struct gpuplan_catalog *c = load_embedded();
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct gpuplan_gpu *g = NULL;
+        struct gpuplan_error err;
+        gpuplan_error_init(&err);
+        assert_int_equal(gpuplan_catalog_get_gpu(c, rows[i].query, &g, &err),
+                         GPUPLAN_ERR_NOT_FOUND);
+        assert_null(g);
+        if (!strstr(err.hint, rows[i].hint))
+            fail_msg("'%s': hint '%s'", rows[i].query, err.hint);
+    }
+    const struct gpuplan_gpu *g = NULL;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_catalog_get_gpu(c, "h100-sxm", &g, &err), GPUPLAN_OK);
+    assert_string_equal(g->id, "h100-sxm");
+    assert_string_equal(err.message, ""); /* untouched on success */
+
+    const struct gpuplan_catalog_model *m = NULL;
+    assert_int_equal(gpuplan_catalog_get_model(c, "llama-3.1-8", &m, &err), GPUPLAN_ERR_NOT_FOUND);
+    assert_string_equal(err.message, "unknown model 'llama-3.1-8'");
+    assert_non_null(strstr(err.hint, "'llama-3.1-8b'"));
+    assert_int_equal(gpuplan_catalog_get_model(c, "qwen3-8b", &m, &err), GPUPLAN_OK);
+    gpuplan_catalog_free(c);
+}
+
+/* ---- renderers ------------------------------------------------------------ */
+
+static void test_render_catalog(void **state)
+{
+    (void)state;
+    struct gpuplan_catalog *c = load_embedded();
+    struct gpuplan_buf b;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    enum gpuplan_format f;
+    assert_int_equal(gpuplan_format_parse("csv", &f, &err), GPUPLAN_OK);
+    assert_int_equal(f, GPUPLAN_FORMAT_CSV);
+    assert_int_equal(gpuplan_format_parse("yaml", &f, &err), GPUPLAN_ERR_USAGE);
+
+    gpuplan_buf_init(&b, 0);
+    assert_int_equal(gpuplan_render_gpus(c, GPUPLAN_FORMAT_JSON, &b, &err), GPUPLAN_OK);
+    json_t *root = json_loads(gpuplan_buf_str(&b), 0, NULL);
+    assert_non_null(root);
+    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 1);
+    const json_t *list = json_object_get(root, "gpus");
+    assert_int_equal(json_array_size(list), gpuplan_catalog_n_gpus(c));
+    const json_t *first = json_array_get(list, 0);
+    assert_non_null(json_object_get(first, "memory_bandwidth_gb_per_s"));
+    assert_non_null(json_object_get(first, "source"));
+    json_decref(root);
+
+    /* deterministic: same bytes twice */
+    char *again = strdup(gpuplan_buf_str(&b));
+    gpuplan_buf_reset(&b);
+    assert_int_equal(gpuplan_render_gpus(c, GPUPLAN_FORMAT_JSON, &b, &err), GPUPLAN_OK);
+    assert_string_equal(again, gpuplan_buf_str(&b));
+    free(again);
+
+    static const struct {
+        enum gpuplan_format format;
+        const char *needle;
+    } rows[] = {
+        { GPUPLAN_FORMAT_TEXT, "h100-sxm  " },
+        { GPUPLAN_FORMAT_CSV, "id,name,memory," },
+        { GPUPLAN_FORMAT_MD, "| id | name |" },
+        { GPUPLAN_FORMAT_HTML, "<td>h100-sxm</td>" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        gpuplan_buf_reset(&b);
+        assert_int_equal(gpuplan_render_gpus(c, rows[i].format, &b, &err), GPUPLAN_OK);
+        if (!strstr(gpuplan_buf_str(&b), rows[i].needle))
+            fail_msg("format %d lacks '%s'", (int)rows[i].format, rows[i].needle);
+    }
+    gpuplan_buf_reset(&b);
+    assert_int_equal(gpuplan_render_models(c, GPUPLAN_FORMAT_TEXT, &b, &err), GPUPLAN_OK);
+    assert_non_null(strstr(gpuplan_buf_str(&b), "llama-3.1-70b"));
+    gpuplan_buf_reset(&b);
+    assert_int_equal(gpuplan_render_models(c, GPUPLAN_FORMAT_JSON, &b, &err), GPUPLAN_OK);
+    root = json_loads(gpuplan_buf_str(&b), 0, NULL);
+    assert_non_null(root);
+    const json_t *model = json_array_get(json_object_get(root, "models"), 0);
+    assert_true(json_is_object(json_object_get(model, "config")));
+    json_decref(root);
+    gpuplan_buf_release(&b);
+
+    /* a too-small buffer fails cleanly */
+    gpuplan_buf_init(&b, 64);
+    assert_int_equal(gpuplan_render_gpus(c, GPUPLAN_FORMAT_TEXT, &b, &err), GPUPLAN_ERR_TOO_LARGE);
+    gpuplan_buf_release(&b);
+    gpuplan_catalog_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_required_ids_present),
+        cmocka_unit_test(test_every_record_has_source_and_retrieved),
+        cmocka_unit_test(test_h100_sxm_figures),
+        cmocka_unit_test(test_model_config_is_the_fixture),
+        cmocka_unit_test(test_user_dir_replaces_and_adds),
+        cmocka_unit_test(test_user_dir_errors),
+        cmocka_unit_test(test_invalid_user_gpus),
+        cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_render_catalog),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
