@@ -1,0 +1,76 @@
+/*
+ * request.h - JSON request bodies to job specifications, and JSON errors.
+ *
+ * The HTTP service (`gpuplan serve`), the CLI and the tests share one reader
+ * for request bodies: a JSON object whose keys are the job options of
+ * job.h with '_' instead of '-' ("seq_len" for --seq-len), plus "model".
+ * Every value goes through gpuplan_job_set() as text, so a body and the
+ * equivalent command line cannot disagree.
+ *
+ *   {"model": "llama-3.1-8b", "method": "qlora", "seq_len": 4096,
+ *    "micro_batch": 2, "gpu": "h100-sxm:8", "lora_targets": "all-linear"}
+ *
+ * Value mapping: strings are passed as they are ("8k" works as on the
+ * command line); integers as decimal text; reals as the shortest text that
+ * reads back to the same double; true/false as "yes"/"no" for the yes/no
+ * options ("act_offload": true) and as "true"/"false" text otherwise (which
+ * those options reject with their own message); null keeps the default.
+ * Arrays and objects are wrong types. Errors carry the JSON path of the
+ * offending field in err->where ("$.seq_len"), or "body:LINE:COL" for
+ * malformed JSON.
+ *
+ * Not here: HTTP itself (src/server/), model loading, estimation.
+ */
+#ifndef GPUPLAN_REQUEST_H
+#define GPUPLAN_REQUEST_H
+
+#include <stddef.h>
+
+#include "gpuplan/buf.h"
+#include "gpuplan/error.h"
+#include "gpuplan/job.h"
+
+/* Largest request body accepted: 1 MiB (a full request is under 2 KiB). */
+#define GPUPLAN_REQUEST_MAX_BODY_BYTES (1024ULL * 1024ULL)
+
+/* Longest model id a body may name, including the NUL. */
+#define GPUPLAN_REQUEST_MODEL_MAX 256
+
+/*
+ * Apply the JSON object `body` (`len` bytes, not NUL-terminated) to `job`,
+ * which the caller has filled with gpuplan_job_init(). The "model" string is
+ * copied into model_out[model_size] (left untouched when absent); with
+ * `model_out` NULL a "model" key is an unknown field.
+ *
+ * Errors: GPUPLAN_ERR_TOO_LARGE past GPUPLAN_REQUEST_MAX_BODY_BYTES;
+ * GPUPLAN_ERR_INVALID_INPUT for malformed JSON, a top level that is not an
+ * object, or a string holding a NUL byte; GPUPLAN_ERR_USAGE for an unknown
+ * field (with "did you mean"), a wrong type, or a value gpuplan_job_set()
+ * rejects (out of range, not one of the choices). On error `job` may be
+ * partly updated.
+ */
+enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
+                                          const char *body,
+                                          size_t len,
+                                          char *model_out,
+                                          size_t model_size,
+                                          struct gpuplan_error *err);
+
+/*
+ * Append the JSON error document for a failed request to `buf`:
+ *   {"error":{"code":"usage","message":"...","hint":"...","where":"$.seq_len"}}
+ * followed by a newline. `code` is gpuplan_status_name(err->code); "hint"
+ * and "where" are always present (possibly ""). Strings are JSON-escaped.
+ * Check the buffer's status afterwards.
+ */
+void gpuplan_render_error_json(const struct gpuplan_error *err, struct gpuplan_buf *buf);
+
+/*
+ * The embedded web page (data/index.html), borrowed from static storage:
+ * *out_bytes and *out_len are set and GPUPLAN_OK returned, or
+ * GPUPLAN_ERR_NOT_FOUND when the binary was built without a page.
+ */
+enum gpuplan_status
+gpuplan_web_page(const char **out_bytes, size_t *out_len, struct gpuplan_error *err);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * cmd_serve.c - `gpuplan serve`: parse the options and run the HTTP service
+ * (src/server/server.c). Exit 0 after a clean SIGTERM/SIGINT shutdown.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../server/server.h"
+#include "cli.h"
+
+static const char serve_help[] =
+    "usage: gpuplan serve [--listen HOST:PORT] [--threads N] [--timeout S] [--catalog DIR]\n"
+    "\n"
+    "Run the HTTP/JSON service: POST /v1/estimate, /v1/recommend, /v1/tco;\n"
+    "GET /v1/gpus, /v1/models, /healthz, /metrics and the web page at /.\n"
+    "Stops cleanly on SIGTERM or SIGINT after finishing the requests in flight.\n"
+    "\n"
+    "options:\n"
+    "  --listen HOST:PORT  address to bind (default 127.0.0.1:8080; port 0 picks a free\n"
+    "                      port, printed at startup); non-loopback addresses are exposed\n"
+    "                      without authentication\n"
+    "  --threads N         worker threads (default 4, 1..256)\n"
+    "  --timeout S         close connections idle for S seconds (default 10, 1..3600)\n"
+    "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
+    "                      embedded catalog\n"
+    "  -h, --help          show this help\n";
+
+/* Strict unsigned in [min, max]: digits only, no sign, no suffix. */
+static int parse_unsigned(const char *text, unsigned min, unsigned max, unsigned *out)
+{
+    if (!text || text[0] < '0' || text[0] > '9')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    const unsigned long v = strtoul(text, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"); NULL when missing. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    const size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (strcmp(argv[*i], name) == 0 && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static int is_option(const char *arg, const char *name)
+{
+    const size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    struct server_config cfg = {
+        .listen = SERVER_DEFAULT_LISTEN,
+        .n_threads = SERVER_DEFAULT_THREADS,
+        .timeout_s = SERVER_DEFAULT_TIMEOUT_S,
+        .catalog_dir = NULL,
+        .log = stderr,
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            (void)fputs(serve_help, stdout);
+            return CLI_OK;
+        }
+        if (is_option(arg, "--listen")) {
+            cfg.listen = option_value(argc, argv, &i, "--listen");
+            if (!cfg.listen || !cfg.listen[0])
+                return cli_usage_error("serve", "'--listen' needs HOST:PORT");
+        } else if (is_option(arg, "--threads")) {
+            const char *v = option_value(argc, argv, &i, "--threads");
+            if (parse_unsigned(v, 1, SERVER_MAX_THREADS, &cfg.n_threads) != 0)
+                return cli_usage_error("serve", "'--threads' must be an integer in 1..%d; got '%s'",
+                                       SERVER_MAX_THREADS, v ? v : "");
+        } else if (is_option(arg, "--timeout")) {
+            const char *v = option_value(argc, argv, &i, "--timeout");
+            if (parse_unsigned(v, 1, SERVER_MAX_TIMEOUT_S, &cfg.timeout_s) != 0)
+                return cli_usage_error("serve", "'--timeout' must be seconds in 1..%d; got '%s'",
+                                       SERVER_MAX_TIMEOUT_S, v ? v : "");
+        } else if (is_option(arg, "--catalog")) {
+            cfg.catalog_dir = option_value(argc, argv, &i, "--catalog");
+            if (!cfg.catalog_dir || !cfg.catalog_dir[0])
+                return cli_usage_error("serve", "'--catalog' needs a directory");
+        } else {
+            return cli_usage_error("serve", "unknown option '%s'", arg);
+        }
+    }
+    /* Before any thread exists, so every MHD thread inherits the mask and sigwait() gets them. */
+    if (server_block_signals() != 0) {
+        perror("gpuplan: error: blocking signals");
+        return CLI_RUN_ERROR;
+    }
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    if (server_run(&cfg, &err) != GPUPLAN_OK)
+        return cli_report(&err);
+    return CLI_OK;
+}

@@ -1,0 +1,368 @@
+#!/bin/sh
+# http.sh - black-box tests of `gpuplan serve` over real HTTP with curl:
+# every endpoint, every bad-request class, limits, slow clients, concurrency,
+# and a clean SIGTERM shutdown that drains an in-flight request.
+# Stable bodies are compared byte-for-byte with tests/golden/http/NAME.json
+# (GOLDEN_UPDATE=1 rewrites them); catalog listings are compared with the
+# CLI's `--format json` output. Ends with "N passed, N failed".
+set -u
+BUILD=${BUILD:-build}
+GPUPLAN=$(pwd)/$BUILD/gpuplan
+GOLDEN=tests/golden/http
+export LC_ALL=C
+pass=0
+fail=0
+server_pid=""
+tmp=$(mktemp -d)
+cleanup() {
+    if [ -n "$server_pid" ]; then
+        kill -TERM "$server_pid" 2>/dev/null
+        wait "$server_pid" 2>/dev/null
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+ok() {
+    pass=$((pass + 1))
+    echo "ok $1"
+}
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL $1"
+}
+
+for tool in curl python3; do
+    command -v "$tool" >/dev/null 2>&1 || {
+        bad "'$tool' is required (scripts/deps.sh test installs it)"
+        echo "$pass passed, $fail failed"
+        exit 1
+    }
+done
+[ -x "$GPUPLAN" ] || {
+    bad "no binary at $GPUPLAN"
+    echo "$pass passed, $fail failed"
+    exit 1
+}
+
+# start_server LOG [ARGS...]: run `gpuplan serve --listen 127.0.0.1:0` and
+# set $server_pid and $base from the port it prints.
+start_server() {
+    log=$1
+    shift
+    : >"$log"
+    "$GPUPLAN" serve --listen 127.0.0.1:0 "$@" 2>"$log" &
+    server_pid=$!
+    port=""
+    i=0
+    while [ $i -lt 100 ]; do
+        port=$(sed -n 's|^gpuplan: listening on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log")
+        [ -n "$port" ] && break
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.1
+        i=$((i + 1))
+    done
+    base=http://127.0.0.1:$port
+    [ -n "$port" ]
+}
+
+# request NAME WANT_STATUS CURL_ARGS...: the body lands in $tmp/body, headers in $tmp/headers.
+request() {
+    name=$1
+    want=$2
+    shift 2
+    got=$(curl -s -o "$tmp/body" -D "$tmp/headers" -w '%{http_code}' --max-time 20 "$@")
+    if [ "$got" = "$want" ]; then
+        ok "$name: HTTP $got"
+        return 0
+    fi
+    bad "$name: HTTP $got, want $want"
+    head -c 600 "$tmp/body"
+    echo
+    return 1
+}
+
+# golden NAME: the last body equals $GOLDEN/NAME.json.
+golden() {
+    if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
+        mkdir -p "$GOLDEN"
+        cp "$tmp/body" "$GOLDEN/$1.json"
+        ok "$1: golden updated"
+    elif cmp -s "$tmp/body" "$GOLDEN/$1.json"; then
+        ok "$1: body matches $GOLDEN/$1.json"
+    else
+        bad "$1: body differs from $GOLDEN/$1.json"
+        diff -u "$GOLDEN/$1.json" "$tmp/body" | head -20
+    fi
+}
+
+# body_has NAME TEXT: the last body contains TEXT (fixed string).
+body_has() {
+    if grep -qF -- "$2" "$tmp/body"; then ok "$1: has '$2'"; else bad "$1: lacks '$2'"; fi
+}
+# header_has NAME TEXT: the last response headers contain TEXT (case-insensitive).
+header_has() {
+    if tr -d '\r' <"$tmp/headers" | grep -qiF -- "$2"; then
+        ok "$1: header '$2'"
+    else
+        bad "$1: no header '$2'"
+        cat "$tmp/headers"
+    fi
+}
+# error_is NAME CODE WHERE: the last body is an error document with that code and where.
+error_is() {
+    if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["error"]
+assert d["code"] == sys.argv[2], d
+assert d["where"] == sys.argv[3], d
+assert d["message"] and isinstance(d["hint"], str), d
+' "$tmp/body" "$2" "$3" 2>"$tmp/py"; then
+        ok "$1: error code '$2' at '$3'"
+    else
+        bad "$1: not an error '$2' at '$3'"
+        cat "$tmp/body" "$tmp/py"
+    fi
+}
+
+# ---- command line -----------------------------------------------------------
+"$GPUPLAN" serve --help >"$tmp/out" 2>&1
+[ $? = 0 ] && grep -q -- '--listen' "$tmp/out" && ok "serve --help" || bad "serve --help"
+for args in "--threads 0" "--threads x" "--listen nonsense" "--listen 127.0.0.1:70000" \
+    "--timeout 0" "--bogus"; do
+    # shellcheck disable=SC2086
+    "$GPUPLAN" serve $args >"$tmp/out" 2>&1
+    rc=$?
+    [ $rc = 2 ] && ok "serve $args: exit 2" || bad "serve $args: exit $rc, want 2"
+done
+
+# ---- start --------------------------------------------------------------------
+if ! start_server "$tmp/log" --threads 4 --timeout 2; then
+    bad "server did not start"
+    cat "$tmp/log"
+    echo "$pass passed, $fail failed"
+    exit 1
+fi
+ok "server listening on $base"
+if grep -q 'warning' "$tmp/log"; then bad "loopback bind warns"; else ok "loopback bind: no warning"; fi
+
+# A second server on the same port must fail, not share it.
+"$GPUPLAN" serve --listen "127.0.0.1:$port" >"$tmp/out2" 2>&1 &
+second=$!
+sleep 0.5
+if kill -0 "$second" 2>/dev/null; then
+    kill -TERM "$second"
+    wait "$second"
+    bad "second server on a used port started"
+else
+    wait "$second"
+    rc=$?
+    [ $rc = 1 ] && ok "port in use: exit 1" || bad "port in use: exit $rc, want 1"
+fi
+
+# ---- GET endpoints --------------------------------------------------------------
+request healthz 200 "$base/healthz" && golden healthz
+header_has healthz "Content-Type: application/json"
+request "healthz HEAD" 200 -I "$base/healthz"
+
+request page 200 "$base/"
+header_has page "Content-Type: text/html"
+header_has page "Content-Security-Policy: default-src 'none'"
+if cmp -s "$tmp/body" data/index.html; then ok "page: equals data/index.html"; else bad "page: differs from data/index.html"; fi
+
+for what in gpus models; do
+    if request "$what" 200 "$base/v1/$what"; then
+        cp "$tmp/body" "$tmp/$what.http"
+        if "$GPUPLAN" "$what" --format json >"$tmp/$what.cli" 2>"$tmp/err"; then
+            if cmp -s "$tmp/$what.http" "$tmp/$what.cli"; then
+                ok "$what: byte-identical to 'gpuplan $what --format json'"
+            else
+                bad "$what: differs from 'gpuplan $what --format json'"
+            fi
+        else
+            echo "note: 'gpuplan $what' not available; checked JSON shape only"
+        fi
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema_version"] >= 1 and sys.argv[2] in d' \
+            "$tmp/$what.http" "$what" && ok "$what: JSON with schema_version" || bad "$what: bad JSON"
+    fi
+done
+
+# ---- POST /v1/estimate: byte-identical to `gpuplan estimate ... --format json` ----------
+# estimate_case NAME BODY CLI_ARGS...
+estimate_case() {
+    name=$1
+    body=$2
+    shift 2
+    if request "estimate $name" 200 -H 'Content-Type: application/json' --data-binary "$body" \
+        "$base/v1/estimate"; then
+        "$GPUPLAN" estimate "$@" --format json >"$tmp/cli.json" 2>"$tmp/cli.err"
+        rc=$?
+        if [ $rc = 0 ] && cmp -s "$tmp/body" "$tmp/cli.json"; then
+            ok "estimate $name: byte-identical to the CLI"
+        else
+            bad "estimate $name: differs from 'gpuplan estimate $*' (exit $rc)"
+            diff "$tmp/cli.json" "$tmp/body" | head -10
+            head -3 "$tmp/cli.err"
+        fi
+    fi
+}
+estimate_case "defaults" '{"model": "llama-3.1-8b"}' llama-3.1-8b
+estimate_case "qlora on h100" \
+    '{"model": "llama-3.1-8b", "method": "qlora", "seq_len": 4096, "gpu": "h100-sxm:1", "lora_rank": 16}' \
+    llama-3.1-8b --method qlora --seq-len 4096 --gpu h100-sxm:1 --lora-rank 16
+estimate_case "full fsdp 8 gpus" \
+    '{"model": "llama-3.1-70b", "method": "full", "gpu": "h100-sxm:8", "sharding": "fsdp", "grad_ckpt": "full", "micro_batch": 2}' \
+    llama-3.1-70b --method full --gpu h100-sxm:8 --sharding fsdp --grad-ckpt full --micro-batch 2
+estimate_case "inference" \
+    '{"model": "qwen2.5-7b", "method": "infer", "context": "8k", "batch": 16, "kv_dtype": "fp8", "gpu_memory_utilization": 0.9, "gpu": "l40s"}' \
+    qwen2.5-7b --method infer --context 8k --batch 16 --kv-dtype fp8 --gpu-memory-utilization 0.9 --gpu l40s
+request "estimate HEAD-less GET" 405 "$base/v1/estimate"
+post_unknown_gpu=$(curl -s -o "$tmp/body" -w '%{http_code}' --data-binary '{"model": "llama-3.1-8b", "gpu": "h100sxm:8"}' "$base/v1/estimate")
+[ "$post_unknown_gpu" = 404 ] && ok "unknown GPU: HTTP 404" || bad "unknown GPU: HTTP $post_unknown_gpu, want 404"
+error_is "unknown GPU" not_found '$.gpu'
+body_has "unknown GPU" "h100-sxm"
+
+# ---- bad requests -----------------------------------------------------------------
+post() { # NAME STATUS BODY
+    request "$1" "$2" -H 'Content-Type: application/json' --data-binary "$3" "$base/v1/estimate"
+}
+post "malformed JSON" 400 '{"model": "llama-3.1-8b",' && golden estimate-malformed
+post "top level array" 400 '["model"]' && golden estimate-not-object
+post "wrong type" 400 '{"model": "x", "seq_len": [4096]}' && golden estimate-wrong-type
+post "unknown field" 400 '{"seq_lne": 4096}' && golden estimate-unknown-field
+post "out of range" 400 '{"seq_len": 0}' && error_is "out of range" usage '$.seq_len'
+post "bad choice" 400 '{"method": "sft"}' && error_is "bad choice" usage '$.method'
+post "missing model" 400 '{"seq_len": 4096}' && golden estimate-missing-model
+post "unknown model" 404 '{"model": "no-such-model-xyz"}' && error_is "unknown model" not_found '$.model'
+post "model path refused" 404 '{"model": "/etc/passwd"}' && error_is "model path" not_found '$.model'
+post "model dir refused" 404 '{"model": "../../shared/fixtures/hf-configs"}' && error_is "model dir" not_found '$.model'
+request "recommend not built" 501 -d '{}' "$base/v1/recommend" && error_is recommend unsupported ''
+request "tco not built" 501 -d '{}' "$base/v1/tco" && error_is tco unsupported ''
+
+# Over 1 MiB: rejected from Content-Length, and while streaming a chunked body.
+python3 -c 'import sys; sys.stdout.write("{\"model\":\"" + "x" * (1024 * 1024) + "\"}")' >"$tmp/big.json"
+request "body > 1 MiB (Content-Length)" 413 --data-binary @"$tmp/big.json" "$base/v1/estimate" &&
+    golden estimate-too-large
+request "body > 1 MiB (chunked)" 413 -H 'Transfer-Encoding: chunked' --data-binary @"$tmp/big.json" \
+    "$base/v1/estimate" && error_is "chunked 413" too_large body
+python3 -c 'import sys; sys.stdout.write("{\"model\":\"" + "x" * (1024 * 1024 - 20) + "\"}")' >"$tmp/under.json"
+post_file_status=$(curl -s -o "$tmp/body" -w '%{http_code}' --data-binary @"$tmp/under.json" "$base/v1/estimate")
+[ "$post_file_status" = 400 ] && ok "body just under 1 MiB is read (400 for the long model id)" ||
+    bad "body just under 1 MiB: HTTP $post_file_status, want 400"
+
+# Only the routes exist: no file is served.
+for path in /../etc/passwd /../../../../etc/passwd /%2e%2e/etc/passwd /v1/../../etc/passwd \
+    /index.html /data/index.html //etc/passwd /v1/gpus/ /healthz/../metrics; do
+    request "path '$path'" 404 --path-as-is "$base$path"
+    if grep -q 'root:' "$tmp/body"; then bad "path '$path' leaked a file"; fi
+done
+request "404 document" 404 "$base/nope" && golden not-found
+
+request "DELETE /v1/gpus" 405 -X DELETE "$base/v1/gpus" && header_has "405 GET route" "Allow: GET, HEAD"
+request "GET /v1/estimate" 405 "$base/v1/estimate" && header_has "405 POST route" "Allow: POST"
+request "PUT /v1/estimate" 405 -X PUT -d '{}' "$base/v1/estimate" && golden method-not-allowed
+request "BREW /healthz" 405 -X BREW "$base/healthz"
+
+# Request line and header limits (MHD_OPTION_CONNECTION_MEMORY_LIMIT).
+long=$(python3 -c 'print("a" * 40000)')
+got=$(curl -s -o /dev/null -w '%{http_code}' "$base/$long")
+case $got in 414 | 431) ok "40 KB URL: HTTP $got" ;; *) bad "40 KB URL: HTTP $got, want 414" ;; esac
+got=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $long" "$base/healthz")
+case $got in 431 | 413 | 400) ok "40 KB header: HTTP $got" ;; *) bad "40 KB header: HTTP $got, want 431" ;; esac
+
+# Slow client: an unfinished request is closed after --timeout (2 s).
+python3 - "$port" <<'EOF' && ok "slow client closed after the timeout" || bad "slow client not timed out"
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+s.settimeout(15)
+t0 = time.monotonic()
+data = s.recv(4096)
+sys.exit(0 if data == b"" and 1.0 < time.monotonic() - t0 < 10 else 1)
+EOF
+
+# Concurrency: 40 parallel requests all succeed.
+i=0
+while [ $i -lt 40 ]; do
+    curl -s -o /dev/null -w '%{http_code}\n' "$base/v1/gpus" >"$tmp/par.$i" &
+    i=$((i + 1))
+done
+wait_n=0
+while [ "$(cat "$tmp"/par.* 2>/dev/null | wc -l)" -lt 40 ] && [ $wait_n -lt 200 ]; do
+    sleep 0.1
+    wait_n=$((wait_n + 1))
+done
+n200=$(cat "$tmp"/par.* | grep -c '^200$')
+[ "$n200" = 40 ] && ok "40 parallel requests: all 200" || bad "40 parallel requests: $n200 of 40 OK"
+
+# ---- metrics ----------------------------------------------------------------------------
+request metrics 200 "$base/metrics"
+header_has metrics "Content-Type: text/plain; version=0.0.4"
+python3 - "$tmp/body" <<'EOF' && ok "metrics: counters and a consistent histogram" || bad "metrics: inconsistent"
+import re, sys
+text = open(sys.argv[1]).read()
+val = lambda name: float(re.search("^" + re.escape(name) + r" (\S+)$", text, re.M).group(1))
+assert val('gpuplan_http_requests_total{route="/healthz"}') >= 2
+assert val('gpuplan_http_requests_total{route="/v1/gpus"}') >= 41
+assert val('gpuplan_http_errors_total{route="/v1/estimate"}') >= 8
+assert val('gpuplan_http_errors_total{route="/healthz"}') >= 1          # the BREW
+assert val('gpuplan_http_requests_total{route="other"}') >= 9
+assert val('gpuplan_http_responses_total{class="4xx"}') >= 20
+count = val("gpuplan_http_request_duration_seconds_count")
+buckets = [float(v) for v in re.findall(r'^gpuplan_http_request_duration_seconds_bucket\{le="[^"]+"\} (\S+)$', text, re.M)]
+assert buckets == sorted(buckets) and buckets[-1] == count and count >= 60, (buckets, count)
+assert 'le="+Inf"' in text and val("gpuplan_http_request_duration_seconds_sum") > 0
+assert val("gpuplan_http_in_flight_requests") == 1                        # this request
+assert "# TYPE gpuplan_http_request_duration_seconds histogram" in text
+EOF
+
+# ---- shutdown: SIGTERM drains an in-flight request, then exits 0 ---------------------
+python3 - "$port" "$server_pid" <<'EOF' >"$tmp/drain" 2>&1
+import os, signal, socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+body = b'{"seq_len": 4096}'
+s.sendall(b"POST /v1/estimate HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+          b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body[:5])
+time.sleep(0.3)
+os.kill(int(sys.argv[2]), signal.SIGTERM)
+time.sleep(0.3)
+s.sendall(body[5:])
+s.settimeout(10)
+reply = b""
+while True:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    reply += chunk
+print(reply.split(b"\r\n", 1)[0].decode())
+EOF
+if grep -q '^HTTP/1.1 400' "$tmp/drain"; then
+    ok "in-flight request answered after SIGTERM"
+else
+    bad "in-flight request lost on SIGTERM"
+    cat "$tmp/drain"
+fi
+wait "$server_pid"
+rc=$?
+server_pid=""
+[ $rc = 0 ] && ok "SIGTERM: exit 0" || bad "SIGTERM: exit $rc, want 0"
+grep -q 'gpuplan: stopped' "$tmp/log" && ok "SIGTERM: clean stop logged" || bad "SIGTERM: no stop line"
+if grep -qiE 'sanitizer|runtime error|leak' "$tmp/log"; then
+    bad "sanitizer report in the server log"
+    cat "$tmp/log"
+fi
+
+# SIGINT on an idle server also exits 0.
+if start_server "$tmp/log2"; then
+    kill -INT "$server_pid"
+    wait "$server_pid"
+    rc=$?
+    server_pid=""
+    [ $rc = 0 ] && ok "SIGINT: exit 0" || bad "SIGINT: exit $rc, want 0"
+else
+    bad "second start failed"
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
