@@ -92,14 +92,34 @@ $(BUILD)/fuzz/replay_%: tests/fuzz/targets/fuzz_%.c tests/fuzz/replay.c $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay.c $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
+$(BUILD)/tools/accuracy_throughput: tools/accuracy_throughput.c $(BUILD)/libgpuplan.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+
 demo: all
 	@scripts/demo.sh $(BUILD)/gpuplan
 
-check: deps-test $(BUILD)/gpuplan $(UNIT_BIN) $(REPLAY_BIN)
+# Stand-in NVML libraries for the detect tests (tests/stubs/nvml_stub.c): full, no _v2, no handle.
+STUB_LIBS := $(BUILD)/stubs/libnvidia-ml.so.1 $(BUILD)/stubs/libnvidia-ml-nov2.so.1 \
+             $(BUILD)/stubs/libnvidia-ml-noreq.so.1
+STUB_CFLAGS := -std=c17 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden
+$(BUILD)/stubs/libnvidia-ml.so.1: tests/stubs/nvml_stub.c
+	@mkdir -p $(@D)
+	$(CC) $(STUB_CFLAGS) -o $@ $<
+$(BUILD)/stubs/libnvidia-ml-nov2.so.1: tests/stubs/nvml_stub.c
+	@mkdir -p $(@D)
+	$(CC) $(STUB_CFLAGS) -DSTUB_NO_V2 -o $@ $<
+$(BUILD)/stubs/libnvidia-ml-noreq.so.1: tests/stubs/nvml_stub.c
+	@mkdir -p $(@D)
+	$(CC) $(STUB_CFLAGS) -DSTUB_NO_HANDLE -o $@ $<
+
+check: deps-test $(BUILD)/gpuplan $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tools/accuracy_throughput $(STUB_LIBS)
 	@BUILD=$(BUILD) SAN=$(SAN) scripts/run-tests.sh
 
-accuracy: all
-	@python3 validation/accuracy.py --gpuplan $(BUILD)/gpuplan
+accuracy: $(BUILD)/tools/accuracy
+	@$(BUILD)/tools/accuracy --csv validation/measurements.csv
+$(BUILD)/tools/accuracy: tools/accuracy.c $(BUILD)/libgpuplan.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 # Each tests/bench/bench_*.c is a program that prints its own figures.
 BENCH_SRC  := $(sort $(wildcard tests/bench/bench_*.c))
@@ -126,7 +146,7 @@ fuzz:
 	@$(MAKE) --no-print-directory $(LIBFUZZ_BIN)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_NAMES)
 
-golden-update: $(BUILD)/gpuplan
+golden-update: $(BUILD)/gpuplan $(STUB_LIBS)
 	@GOLDEN_UPDATE=1 BUILD=$(BUILD) tests/golden/run.sh
 
 lint:
@@ -135,15 +155,75 @@ lint:
 format:
 	clang-format -i $(wildcard include/gpuplan/*.h src/*/*.c src/*/*.h tests/*/*.c tests/*/*.h tools/*.c)
 
+# ---- Fit the ecosystem: man page, completions, message catalogs, install ----
+# The man page and docs/cli.md come from the hidden `gpuplan help-man` /
+# `help-md`, which read the same tables as --help; the completion scripts ask
+# `gpuplan __complete` at run time; po/POTFILES lists the files xgettext scans
+# (docs/i18n.md).
+VERSION    := $(shell sed -n 's/^#define GPUPLAN_VERSION "\(.*\)"/\1/p' include/gpuplan/gpuplan.h)
+LINGUAS    := $(basename $(notdir $(wildcard po/*.po)))
+POT_SRC    := $(shell cat po/POTFILES 2>/dev/null)
+MO_FILES   := $(LINGUAS:%=$(BUILD)/locale/%/LC_MESSAGES/gpuplan.mo)
+ECO_OUT    := $(BUILD)/gpuplan.1 $(BUILD)/completions/gpuplan.bash $(BUILD)/completions/_gpuplan \
+              $(BUILD)/po/gpuplan.pot $(MO_FILES)
+XGETTEXT_FLAGS := --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ \
+                  --keyword=cli_usage_error:2 --flag=cli_usage_error:2:c-format \
+                  --add-comments=TRANSLATORS: --package-name=gpuplan --package-version=$(VERSION)
+BINDIR     := $(PREFIX)/bin
+LIBDIR     := $(PREFIX)/lib
+INCLUDEDIR := $(PREFIX)/include
+DATADIR    := $(PREFIX)/share
+MANDIR     := $(DATADIR)/man
+BASHCOMPDIR:= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR := $(DATADIR)/zsh/site-functions
+LOCALEDIR  := $(DATADIR)/locale
+.PHONY: docs update-po
+all: $(ECO_OUT)
+check: $(ECO_OUT)
+
+$(BUILD)/gpuplan.1: $(BUILD)/gpuplan
+	LC_ALL=C LANGUAGE= $(BUILD)/gpuplan help-man >$@.tmp && mv $@.tmp $@
+$(BUILD)/completions/%: completions/%
+	@mkdir -p $(@D)
+	cp $< $@
+$(BUILD)/po/gpuplan.pot: po/POTFILES $(POT_SRC)
+	@mkdir -p $(@D)
+	xgettext $(XGETTEXT_FLAGS) -f po/POTFILES -o $@
+$(BUILD)/locale/%/LC_MESSAGES/gpuplan.mo: po/%.po
+	@mkdir -p $(@D)
+	msgfmt -c -o $@ $<
+
+# Refresh po/gpuplan.pot from the sources and merge it into every po/LANG.po.
+update-po: $(BUILD)/po/gpuplan.pot
+	cp $< po/gpuplan.pot
+	for l in $(LINGUAS); do msgmerge --quiet --update --backup=none po/$$l.po po/gpuplan.pot || exit 1; done
+# Regenerate docs/cli.md from the option tables.
+docs: $(BUILD)/gpuplan
+	LC_ALL=C LANGUAGE= $(BUILD)/gpuplan help-md >docs/cli.md
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gpuplan
-	install -m 755 $(BUILD)/gpuplan $(DESTDIR)$(PREFIX)/bin/gpuplan
-	install -m 644 $(BUILD)/libgpuplan.a $(DESTDIR)$(PREFIX)/lib/libgpuplan.a
-	install -m 644 include/gpuplan/*.h $(DESTDIR)$(PREFIX)/include/gpuplan/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/gpuplan \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 755 $(BUILD)/gpuplan $(DESTDIR)$(BINDIR)/gpuplan
+	install -m 644 $(BUILD)/libgpuplan.a $(DESTDIR)$(LIBDIR)/libgpuplan.a
+	install -m 644 include/gpuplan/*.h $(DESTDIR)$(INCLUDEDIR)/gpuplan/
+	install -m 644 $(BUILD)/gpuplan.1 $(DESTDIR)$(MANDIR)/man1/gpuplan.1
+	install -m 644 $(BUILD)/completions/gpuplan.bash $(DESTDIR)$(BASHCOMPDIR)/gpuplan
+	install -m 644 $(BUILD)/completions/_gpuplan $(DESTDIR)$(ZSHCOMPDIR)/_gpuplan
+	for l in $(LINGUAS); do \
+	    install -d $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES && \
+	    install -m 644 $(BUILD)/locale/$$l/LC_MESSAGES/gpuplan.mo \
+	        $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/gpuplan.mo || exit 1; done
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' gpuplan.pc.in \
+	    >$(DESTDIR)$(LIBDIR)/pkgconfig/gpuplan.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/gpuplan $(DESTDIR)$(PREFIX)/lib/libgpuplan.a
-	rm -rf $(DESTDIR)$(PREFIX)/include/gpuplan
+	rm -f $(DESTDIR)$(BINDIR)/gpuplan $(DESTDIR)$(LIBDIR)/libgpuplan.a \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/gpuplan.pc $(DESTDIR)$(MANDIR)/man1/gpuplan.1 \
+	    $(DESTDIR)$(BASHCOMPDIR)/gpuplan $(DESTDIR)$(ZSHCOMPDIR)/_gpuplan \
+	    $(LINGUAS:%=$(DESTDIR)$(LOCALEDIR)/%/LC_MESSAGES/gpuplan.mo)
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/gpuplan
+# ---- end of the ecosystem rules ----
 
 clean:
 	rm -rf build build-san build-fuzz

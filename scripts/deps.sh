@@ -24,6 +24,7 @@ for what in "$@"; do
     test)
         have_pc cmocka || add libcmocka-dev
         command -v python3 >/dev/null 2>&1 || add python3
+        command -v curl >/dev/null 2>&1 || add curl
         ;;
     fuzz)
         command -v clang >/dev/null 2>&1 || add clang

@@ -7,7 +7,10 @@
 
 #include <stdio.h>
 
+#include <stdbool.h>
+
 #include "gpuplan/gpuplan.h"
+#include "gpuplan/render.h"
 
 enum cli_exit { CLI_OK = 0, CLI_RUN_ERROR = 1, CLI_USAGE = 2 };
 
@@ -17,11 +20,50 @@ struct cli_command {
     const char *summary;
 };
 
-/* Print "gpuplan: error: MESSAGE" (+ where, hint) to stderr; return the exit code for the status. */
+/* Print "gpuplan: error: MESSAGE" (+ where, hint) to stderr; return the exit code for the status.
+ */
 int cli_report(const struct gpuplan_error *err);
 /* Print a usage error, "try 'gpuplan CMD --help'", return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Write a buffer to stdout; CLI_RUN_ERROR on failure. */
 int cli_write_buf(const struct gpuplan_buf *buf);
+
+/* Options shared by every command (args.c). */
+struct cli_common {
+    enum gpuplan_format format; /* --format, default text */
+    const char *catalog_dir;    /* --catalog DIR, NULL for the embedded catalog */
+};
+
+/*
+ * Parse --format, --catalog, --help and exactly `n_positional` arguments into
+ * `positional`. Returns -1 to go on, or the exit code to return now (0 after
+ * --help, 2 after a usage error, which it reports).
+ */
+int cli_parse_common(int argc,
+                     char **argv,
+                     const char *cmd,
+                     const char *help,
+                     struct cli_common *common,
+                     const char **positional,
+                     int n_positional);
+
+/* "--name value" or "--name=value" at argv[*i]; *matched tells whether it was this option. */
+const char *cli_option_value(int argc, char **argv, int *i, const char *name, bool *matched);
+
+/* `gpuplan estimate`: memory per GPU and host (cmd_estimate.c). */
+int cmd_estimate(int argc, char **argv);
+
+int cmd_inspect(int argc, char **argv);
+int cmd_gpus(int argc, char **argv);
+int cmd_models(int argc, char **argv);
+
+/* `gpuplan detect`: this machine's GPUs (cmd_detect.c). */
+int cmd_detect(int argc, char **argv);
+
+/* `gpuplan tco`: own vs rent, break-even (cmd_tco.c). */
+int cmd_tco(int argc, char **argv);
+
+/* `gpuplan serve`: the HTTP/JSON service (cmd_serve.c, src/server/). */
+int cmd_serve(int argc, char **argv);
 
 #endif

@@ -1,0 +1,76 @@
+/*
+ * args.c - the options every command shares (--format, --catalog, --help)
+ * for the commands that take no job options. Strict: unknown options and
+ * extra arguments are usage errors (exit 2).
+ */
+#include <string.h>
+
+#include "cli.h"
+
+/* Match "--name value" or "--name=value"; advances *i past a separate value. */
+const char *cli_option_value(int argc, char **argv, int *i, const char *name, bool *matched)
+{
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    *matched = false;
+    if (strncmp(arg, name, n) != 0)
+        return NULL;
+    if (arg[n] == '=') {
+        *matched = true;
+        return arg + n + 1;
+    }
+    if (arg[n] != '\0')
+        return NULL;
+    *matched = true;
+    if (*i + 1 >= argc)
+        return NULL;
+    (*i)++;
+    return argv[*i];
+}
+
+int cli_parse_common(int argc,
+                     char **argv,
+                     const char *cmd,
+                     const char *help,
+                     struct cli_common *common,
+                     const char **positional,
+                     int n_positional)
+{
+    memset(common, 0, sizeof *common);
+    common->format = GPUPLAN_FORMAT_TEXT;
+    int seen = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        bool matched = false;
+        const char *value;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            fputs(help, stdout);
+            return CLI_OK;
+        }
+        value = cli_option_value(argc, argv, &i, "--format", &matched);
+        if (matched) {
+            struct gpuplan_error err;
+            gpuplan_error_init(&err);
+            if (!value)
+                return cli_usage_error(cmd, "option '--format' needs a value");
+            if (gpuplan_format_parse(value, &common->format, &err))
+                return cli_usage_error(cmd, "%s", err.message);
+            continue;
+        }
+        value = cli_option_value(argc, argv, &i, "--catalog", &matched);
+        if (matched) {
+            if (!value)
+                return cli_usage_error(cmd, "option '--catalog' needs a directory");
+            common->catalog_dir = value;
+            continue;
+        }
+        if (arg[0] == '-' && arg[1] != '\0')
+            return cli_usage_error(cmd, "unknown option '%s'", arg);
+        if (seen >= n_positional)
+            return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+        positional[seen++] = arg;
+    }
+    if (seen < n_positional)
+        return cli_usage_error(cmd, "missing MODEL argument");
+    return -1;
+}
