@@ -1,0 +1,111 @@
+/*
+ * bench_safetensors.c - parse a generated 100,000-tensor safetensors header
+ * (a MoE-shaped state dict: 64 layers x 520 tensors, mostly routed experts)
+ * N times and print the milliseconds per parse, alone and with the
+ * inventory build. Prints figures only; not a pass/fail test.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpuplan/buf.h"
+#include "gpuplan/model.h"
+#include "safetensors.h"
+
+#define N_TENSORS 100000
+#define N_RUNS    10
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Header JSON of N_TENSORS tensors: per layer 4 attention + 2 norms + experts x 3. */
+static void build_header(struct gpuplan_buf *json, uint64_t *data_bytes)
+{
+    static const char *const expert_parts[] = { "gate_proj", "up_proj", "down_proj" };
+    uint64_t offset = 0;
+    size_t n = 0;
+    gpuplan_buf_puts(json, "{\"__metadata__\":{\"format\":\"pt\"}");
+    for (int layer = 0; n < N_TENSORS; layer++) {
+        for (int e = 0; e < 170 && n < N_TENSORS; e++) {
+            for (int p = 0; p < 3 && n < N_TENSORS; p++, n++) {
+                const uint64_t bytes = 2ULL * 768 * 2048;
+                gpuplan_buf_printf(json,
+                                   ",\"model.layers.%d.mlp.experts.%d.%s.weight\":{\"dtype\":"
+                                   "\"BF16\",\"shape\":[768,2048],\"data_offsets\":[%llu,%llu]}",
+                                   layer, e, expert_parts[p], (unsigned long long)offset,
+                                   (unsigned long long)(offset + bytes));
+                offset += bytes;
+            }
+        }
+        for (int k = 0; k < 6 && n < N_TENSORS; k++, n++) {
+            const uint64_t bytes = 2ULL * 2048;
+            gpuplan_buf_printf(json,
+                               ",\"model.layers.%d.post_attention_layernorm_%d.weight\":{"
+                               "\"dtype\":\"BF16\",\"shape\":[2048],\"data_offsets\":[%llu,%llu]}",
+                               layer, k, (unsigned long long)offset,
+                               (unsigned long long)(offset + bytes));
+            offset += bytes;
+        }
+    }
+    gpuplan_buf_puts(json, "}");
+    *data_bytes = offset;
+}
+
+int main(void)
+{
+    struct gpuplan_buf json;
+    gpuplan_buf_init(&json, 256ULL * 1024 * 1024);
+    uint64_t data_bytes = 0;
+    build_header(&json, &data_bytes);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    if (gpuplan_buf_status(&json, &err) != GPUPLAN_OK) {
+        fprintf(stderr, "bench_safetensors: %s\n", err.message);
+        return 1;
+    }
+    const size_t n = json.len;
+    uint8_t *file = malloc(n + 8);
+    if (!file)
+        return 1;
+    for (int i = 0; i < 8; i++)
+        file[i] = (uint8_t)((uint64_t)n >> (8 * i));
+    memcpy(file + 8, json.data, n);
+    const uint64_t file_bytes = 8 + n + data_bytes;
+
+    double parse_s = 0, model_s = 0;
+    size_t n_groups = 0;
+    for (int run = 0; run < N_RUNS; run++) {
+        struct gpuplan_st_header h;
+        double t0 = now_s();
+        if (gpuplan_st_header_parse(file, n + 8, file_bytes, "bench", &h, &err) != GPUPLAN_OK) {
+            fprintf(stderr, "bench_safetensors: %s: %s\n", err.where, err.message);
+            return 1;
+        }
+        parse_s += now_s() - t0;
+        gpuplan_st_header_release(&h);
+        struct gpuplan_model model;
+        gpuplan_model_init(&model);
+        t0 = now_s();
+        if (gpuplan_model_from_safetensors(&model, file, n + 8, file_bytes, "bench", &err) !=
+            GPUPLAN_OK) {
+            fprintf(stderr, "bench_safetensors: %s\n", err.message);
+            return 1;
+        }
+        model_s += now_s() - t0;
+        n_groups = model.n_groups;
+        gpuplan_model_release(&model);
+    }
+    printf("safetensors header: %d tensors, %zu bytes of JSON\n", N_TENSORS, n);
+    printf("  parse+validate:   %.1f ms per parse (%d runs)\n", parse_s * 1e3 / N_RUNS, N_RUNS);
+    printf("  parse+inventory:  %.1f ms per parse (%zu groups)\n", model_s * 1e3 / N_RUNS,
+           n_groups);
+    free(file);
+    gpuplan_buf_release(&json);
+    return 0;
+}
