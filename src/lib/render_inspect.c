@@ -27,14 +27,27 @@ void gpuplan_format_count(char *dst, size_t dst_size, uint64_t value)
     (void)snprintf(dst, dst_size, "%s", out);
 }
 
-static double billions(uint64_t n)
+/* "70.55 B", "513.0 K": a rounded companion to the exact count. */
+static const char *human_count(uint64_t n, char *dst, size_t dst_size)
 {
-    return (double)n / (double)GPUPLAN_BYTES_PER_GB; /* 10^9 parameters */
+    static const struct {
+        double scale;
+        const char *suffix;
+    } steps[] = { { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "K" } };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if ((double)n >= steps[i].scale) {
+            (void)snprintf(dst, dst_size, "%.2f %s", (double)n / steps[i].scale, steps[i].suffix);
+            return dst;
+        }
+    }
+    (void)snprintf(dst, dst_size, "%llu", (unsigned long long)n);
+    return dst;
 }
 
 static void render_text(const struct gpuplan_model *m, struct gpuplan_buf *out)
 {
     char num[48];
+    char human[32];
     const struct gpuplan_arch *a = &m->arch;
     gpuplan_buf_printf(out, "model         %s\n", m->id);
     gpuplan_buf_printf(out, "source        %s (%s)\n", m->source, m->format);
@@ -62,12 +75,26 @@ static void render_text(const struct gpuplan_model *m, struct gpuplan_buf *out)
         if (a->tied_embeddings)
             gpuplan_buf_puts(out, "embeddings    tied (lm_head shares the token embedding)\n");
     }
-    gpuplan_format_count(num, sizeof num, m->n_params_total);
-    gpuplan_buf_printf(out, "parameters    %s (%.2f B)\n", num, billions(m->n_params_total));
+    if (m->n_groups == 0) {
+        gpuplan_buf_puts(out,
+                         "parameters    unknown: no tensor list (an index without its shards or a "
+                         "config.json beside it)\n");
+    } else {
+        gpuplan_format_count(num, sizeof num, m->n_params_total);
+        gpuplan_buf_printf(out, "parameters    %s (%s)\n", num,
+                           human_count(m->n_params_total, human, sizeof human));
+    }
     if (m->n_params_active != m->n_params_total) {
         gpuplan_format_count(num, sizeof num, m->n_params_active);
-        gpuplan_buf_printf(out, "active        %s per token (%.2f B)\n", num,
-                           billions(m->n_params_active));
+        gpuplan_buf_printf(out, "active        %s per token (%s)\n", num,
+                           human_count(m->n_params_active, human, sizeof human));
+    }
+    if (m->n_groups == 0) {
+        gpuplan_format_count(num, sizeof num, m->index_total_size_bytes);
+        gpuplan_buf_printf(out,
+                           "storage       %s bytes (%.2f GiB), the index's metadata.total_size\n",
+                           num, gpuplan_gib_from_bytes(m->index_total_size_bytes));
+        return;
     }
     gpuplan_buf_puts(out, "\nby role                    parameters   share\n");
     for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
@@ -158,8 +185,14 @@ static json_t *build_json(const struct gpuplan_model *m)
         bad |= json_object_set_new(root, "architecture", json_null());
     }
 
-    bad |= set_u64(params, "total", m->n_params_total);
-    bad |= set_u64(params, "active", m->n_params_active);
+    if (m->n_groups == 0) {
+        /* An index without shards or config: the count is unknown, not zero. */
+        bad |= json_object_set_new(params, "total", json_null());
+        bad |= json_object_set_new(params, "active", json_null());
+    } else {
+        bad |= set_u64(params, "total", m->n_params_total);
+        bad |= set_u64(params, "active", m->n_params_active);
+    }
     for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
         if (m->params_by_role[r])
             bad |= set_u64(by_role, gpuplan_role_name((enum gpuplan_role)r), m->params_by_role[r]);

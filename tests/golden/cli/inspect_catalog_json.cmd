@@ -1,0 +1,1 @@
+$GPUPLAN inspect qwen3-30b-a3b --format json

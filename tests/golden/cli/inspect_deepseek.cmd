@@ -1,0 +1,1 @@
+$GPUPLAN inspect $SHARED/fixtures/hf-configs/deepseek-v3.json

@@ -1,0 +1,1 @@
+$GPUPLAN inspect ./no/such/config.json

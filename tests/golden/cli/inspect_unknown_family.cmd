@@ -1,0 +1,1 @@
+$GPUPLAN inspect tests/golden/data/unknown-family.json

@@ -1,0 +1,1 @@
+$GPUPLAN inspect tests/golden/data/zero-heads.json
