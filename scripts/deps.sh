@@ -26,6 +26,11 @@ for what in "$@"; do
         command -v python3 >/dev/null 2>&1 || add python3
         command -v curl >/dev/null 2>&1 || add curl
         ;;
+    browser)
+        command -v chromium >/dev/null 2>&1 || add chromium
+        command -v node >/dev/null 2>&1 || add nodejs
+        command -v npm >/dev/null 2>&1 || add npm
+        ;;
     fuzz)
         command -v clang >/dev/null 2>&1 || add clang
         [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || add libclang-rt-14-dev
