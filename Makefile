@@ -7,6 +7,7 @@
 #   make accuracy   score the estimators against validation/measurements.csv
 #   make fuzz       run every libFuzzer target (FUZZ_SECONDS each)
 #   make lint format golden-update install uninstall
+#   make docs       regenerate docs/cli.md;  make update-po   refresh po/ (docs/i18n.md)
 #
 # Dependencies are Debian packages found with pkg-config; `scripts/deps.sh`
 # installs missing ones when run as root, else prints the apt-get line.
@@ -113,7 +114,13 @@ $(BUILD)/stubs/libnvidia-ml-noreq.so.1: tests/stubs/nvml_stub.c
 	@mkdir -p $(@D)
 	$(CC) $(STUB_CFLAGS) -DSTUB_NO_HANDLE -o $@ $<
 
-check: deps-test $(BUILD)/gpuplan $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tools/accuracy_throughput $(STUB_LIBS)
+# Test clients (tests/tools/*.c): the raw HTTP client of tests/suites/http_faults.sh.
+TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
+$(TOOL_BIN): $(BUILD)/tools/%: tests/tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $<
+
+check: deps-test $(BUILD)/gpuplan $(UNIT_BIN) $(REPLAY_BIN) $(TOOL_BIN) $(BUILD)/tools/accuracy_throughput $(STUB_LIBS)
 	@BUILD=$(BUILD) SAN=$(SAN) scripts/run-tests.sh
 
 accuracy: $(BUILD)/tools/accuracy

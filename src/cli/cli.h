@@ -52,6 +52,8 @@ const char *cli_option_value(int argc, char **argv, int *i, const char *name, bo
 
 /* `gpuplan estimate`: memory per GPU and host (cmd_estimate.c). */
 int cmd_estimate(int argc, char **argv);
+/* `gpuplan recommend`: the planner (cmd_recommend.c). */
+int cmd_recommend(int argc, char **argv);
 
 int cmd_inspect(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);

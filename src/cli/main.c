@@ -24,6 +24,7 @@ static const struct cli_command commands[] = {
     { "gpus", cmd_gpus, N_("list the GPU catalog with sources") },
     { "models", cmd_models, N_("list the model catalog with sources") },
     { "estimate", cmd_estimate, N_("memory per GPU and host to fine-tune or serve a model") },
+    { "recommend", cmd_recommend, N_("search GPU servers for a job, rank, emit launch configs") },
     { "detect", cmd_detect, N_("list this machine's GPUs (NVML, amdgpu sysfs)") },
     { "tco", cmd_tco, N_("monthly cost of owning vs renting GPUs, and break-even") },
     { "serve", cmd_serve, N_("run the HTTP/JSON service and web page") },

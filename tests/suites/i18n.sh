@@ -1,0 +1,109 @@
+#!/bin/sh
+# Message catalogs: po/ru.po compiles with no untranslated or fuzzy
+# message, holds every msgid of the .pot the build extracts (and the
+# checked-in po/gpuplan.pot is current); `--lang ru` and LANG=ru_RU.UTF-8
+# print Russian, `--lang en` English, a bad --lang is a usage error, and
+# numbers never follow the locale (output is byte-identical).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+BUILD=${BUILD:-build}
+bin=$root/$BUILD/gpuplan
+pot=$root/$BUILD/po/gpuplan.pot
+passed=0
+failed=0
+ok() {
+    passed=$((passed + 1))
+    echo "ok $1"
+}
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL $1"
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unset LANGUAGE LC_ALL LC_MESSAGES LANG
+cyrillic=$(printf '\320\272\320\276\320\274\320\260\320\275\320\264\321\213') # "команды"
+
+if ! command -v msgfmt >/dev/null 2>&1; then
+    fail "msgfmt not found (Debian package gettext; scripts/deps.sh build)"
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+
+# 1. ru.po: checked, fully translated, nothing fuzzy
+for po in po/*.po; do
+    if msgfmt -c --statistics -o /dev/null "$po" >"$tmp/stats" 2>&1; then
+        ok "$po compiles (msgfmt -c): $(cat "$tmp/stats")"
+    else
+        cat "$tmp/stats"
+        fail "$po: msgfmt -c"
+    fi
+    if grep -Eq 'fuzzy|untranslated' "$tmp/stats"; then
+        fail "$po has fuzzy or untranslated messages: $(cat "$tmp/stats")"
+    else
+        ok "$po: no fuzzy or untranslated messages"
+    fi
+    # 2. every msgid of the extracted .pot is in the .po (msgcmp: def.po ref.pot)
+    if [ -s "$pot" ] && msgcmp "$po" "$pot" >"$tmp/cmp" 2>&1; then
+        ok "$po covers every msgid of $BUILD/po/gpuplan.pot"
+    else
+        cat "$tmp/cmp"
+        fail "$po lacks messages of the .pot: run 'make update-po' and translate"
+    fi
+done
+
+# The checked-in template matches the sources (both directions).
+if [ -s "$pot" ] && msgcmp --use-untranslated po/gpuplan.pot "$pot" >"$tmp/cmp" 2>&1 &&
+    msgcmp --use-untranslated "$pot" po/gpuplan.pot >>"$tmp/cmp" 2>&1; then
+    ok "po/gpuplan.pot is current"
+else
+    cat "$tmp/cmp"
+    fail "po/gpuplan.pot is stale: run 'make update-po'"
+fi
+if [ -s "$root/$BUILD/locale/ru/LC_MESSAGES/gpuplan.mo" ]; then
+    ok "ru catalog compiled into $BUILD/locale"
+else
+    fail "no $BUILD/locale/ru/LC_MESSAGES/gpuplan.mo"
+fi
+
+# 3. the language switches
+expect() { # name expected-exit pattern(fixed string) stream(out|err) command...
+    name=$1 want_rc=$2 pattern=$3 stream=$4
+    shift 4
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = "$want_rc" ] && grep -qF -- "$pattern" "$tmp/$stream"; then
+        ok "$name"
+    else
+        echo "exit $rc (want $want_rc); $stream:"
+        cat "$tmp/$stream"
+        fail "$name"
+    fi
+}
+expect "--lang ru --help prints Cyrillic" 0 "$cyrillic" out "$bin" --lang ru --help
+expect "--help --lang=ru (after) prints Cyrillic" 0 "$cyrillic" out "$bin" --help --lang=ru
+expect "--lang en --help prints English" 0 "commands:" out "$bin" --lang en --help
+expect "LANG=ru_RU.UTF-8 translates errors" 2 "$(printf 'gpuplan: \320\276\321\210\320\270\320\261\320\272\320\260')" err \
+    env LANG=ru_RU.UTF-8 "$bin" no-such-command
+expect "LC_MESSAGES=ru_RU.UTF-8 translates" 0 "$cyrillic" out env LC_MESSAGES=ru_RU.UTF-8 "$bin" --help
+expect "--lang en overrides LANG=ru_RU.UTF-8" 2 "gpuplan: error: unknown command 'x'" err \
+    env LANG=ru_RU.UTF-8 "$bin" --lang en x
+expect "LANGUAGE alone (C locale) stays English" 0 "commands:" out env LANGUAGE=ru "$bin" --help
+expect "--lang after the command is taken out" 0 "gpuplan 0.1" out "$bin" version --lang ru
+expect "unknown --lang is a usage error" 2 "unknown language 'xx'" err "$bin" --lang xx --help
+expect "--lang without a value is a usage error" 2 "'--lang' needs a value" err "$bin" --help --lang
+
+# 4. numbers never follow the locale: the same bytes in every language
+"$bin" estimate llama-3.1-8b --gpu h100-sxm --format json >"$tmp/en.json" 2>&1
+env LANG=ru_RU.UTF-8 LC_ALL=ru_RU.UTF-8 "$bin" --lang ru estimate llama-3.1-8b --gpu h100-sxm \
+    --format json >"$tmp/ru.json" 2>&1
+if [ -s "$tmp/en.json" ] && cmp -s "$tmp/en.json" "$tmp/ru.json" && grep -q '[0-9]\.[0-9]' "$tmp/en.json"; then
+    ok "estimate --format json is byte-identical under --lang ru and a ru locale"
+else
+    diff "$tmp/en.json" "$tmp/ru.json" | head
+    fail "output changes with the locale"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
