@@ -80,6 +80,7 @@ static const struct {
     { "bloom", FAM_BLOOM, true },
     { "mpt", FAM_MPT, true },
     { "t5", FAM_T5, true },
+    { "mt5", FAM_T5, false }, /* mT5: the T5 v1.1 block with a 250k vocabulary, untied head */
 };
 #define N_FAMILIES (sizeof family_table / sizeof family_table[0])
 

@@ -1,0 +1,1 @@
+timeout 10 $GPUPLAN estimate /dev/zero

@@ -1,0 +1,1 @@
+$GPUPLAN tco --hours-per-day 8

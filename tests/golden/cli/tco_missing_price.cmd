@@ -1,0 +1,1 @@
+$GPUPLAN tco --gpu a100-80gb-sxm:8
