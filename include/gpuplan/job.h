@@ -107,6 +107,7 @@ struct gpuplan_job {
     bool optim_in_bwd;  /* optimizer step fused into backward (grads freed per param) */
     bool act_offload;   /* activation offload to host (torchtune), default no */
     bool chunked_ce;    /* chunked cross-entropy (logits upcast per chunk), default no */
+    bool compile;       /* fused elementwise kernels (time only), default no */
     uint32_t lora_rank; /* default 8 */
     double lora_alpha;  /* default 16 (time only, no memory effect) */
     char lora_targets[GPUPLAN_JOB_MAX_TEXT]; /* "q_proj,v_proj", "all-linear", "attn" */
@@ -127,8 +128,10 @@ struct gpuplan_job {
     enum gpuplan_dtype weights_dtype; /* serving weight format, default BF16 */
     double gpu_memory_utilization;    /* vLLM-style fraction, default 0.90 */
     /* time and cost */
-    uint64_t tokens; /* training tokens per epoch, 0 = not given */
-    double epochs;   /* default 1 */
+    uint64_t tokens;         /* training tokens per epoch, 0 = not given */
+    uint64_t dataset_tokens; /* tokens in the dataset (= one epoch), 0 = not given; exclusive
+                                with tokens */
+    double epochs;           /* default 1 */
 };
 
 /* Fill the defaults above. */

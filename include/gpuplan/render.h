@@ -99,7 +99,11 @@ struct gpuplan_memory_report;
  * cuda_context_bytes, peak_allocated_bytes, peak_reserved_bytes,
  * device_total_bytes}, "host":{"ram_bytes"}}, "fits" (absent without a GPU),
  * "headroom_bytes", "usable_bytes", "suggestions":[{change, saving_bytes,
- * fits}]}. `gpu` may be NULL. CSV/MD/HTML fall back to text.
+ * fits}]}. With a GPU also "throughput" and "time" (as
+ * gpuplan_render_throughput_json_into) and "cost":{cloud_usd, gpu_hours,
+ * usd_per_gpu_hour, n_gpus[, usd_per_million_tokens]} (null when unknown), or
+ * "throughput_error" when the time model cannot evaluate the job
+ * (docs/formulas-time-cost.md). `gpu` may be NULL. CSV/MD/HTML fall back to text.
  */
 enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_model *model,
                                             const struct gpuplan_job *job,

@@ -17,8 +17,11 @@
  *   - Achieved matmul rate: the GPU's dense peak for the compute precision x
  *     an efficiency by architecture generation, precision and matrix size,
  *     calibrated on published measurements (see the .c file and the doc).
+ *     Under fp8 recipes attention runs at the bf16 rate (only linears are fp8).
  *   - Memory-bound terms: weight streaming (roofline), QLoRA dequantisation,
- *     the GPU optimizer step.
+ *     the non-matmul kernels (norms, rotary, activations, residuals, the LoRA
+ *     branch; eager one-kernel-per-op, or fused with job.compile), the GPU
+ *     optimizer step.
  *   - Communication over the links the GPUs have (NVSwitch, NVLink bridge,
  *     PCIe, inter-node network): DDP all-reduce, ZeRO/FSDP all-gather +
  *     reduce-scatter with prefetch overlap, TP all-reduces, PP bubble.
@@ -64,13 +67,19 @@ struct gpuplan_throughput_profile {
     double lora_dims_by_role[GPUPLAN_ROLE_COUNT]; /* sum of (in + out) over active matrices: adapter
                                                      params per rank */
     double lora_dims_total_by_role[GPUPLAN_ROLE_COUNT]; /* same over all stored matrices */
+    double lora_out_by_role[GPUPLAN_ROLE_COUNT];        /* sum of out over active matrices (adapter
+                                                           output traffic) */
     double attn_flops_per_ctx_token; /* forward: 2 * layers * heads * (d_qk + d_v) */
     double kv_elems_per_token;       /* cached K+V elements per token, all layers */
-    uint64_t sliding_window;         /* tokens, 0 = none */
-    uint64_t hidden_size;            /* e.g. 4096 */
-    uint64_t n_heads;                /* attention heads, e.g. 32 */
-    uint32_t n_layers;               /* decoder + encoder blocks */
-    uint32_t n_experts;              /* routed experts, 0 dense */
+    /* Forward HBM bytes per token of the non-matmul kernels (norms, rotary, activation,
+     * residual adds), all layers: eager PyTorch (one kernel per op) and fused. */
+    double elementwise_bytes_eager;
+    double elementwise_bytes_fused;
+    uint64_t sliding_window; /* tokens, 0 = none */
+    uint64_t hidden_size;    /* e.g. 4096 */
+    uint64_t n_heads;        /* attention heads, e.g. 32 */
+    uint32_t n_layers;       /* decoder + encoder blocks */
+    uint32_t n_experts;      /* routed experts, 0 dense */
     uint32_t n_experts_per_token;
     double expert_params_total; /* routed expert weights, all experts */
 };
@@ -113,8 +122,8 @@ struct gpuplan_throughput {
     double tokens_per_s; /* all GPUs */
     double mfu;          /* model FLOPs / (peak * time), 0..1 */
     enum gpuplan_bottleneck bottleneck;
-    bool has_train_time; /* job.tokens > 0 */
-    double train_tokens; /* tokens * epochs */
+    bool has_train_time; /* job.tokens or job.dataset_tokens > 0 */
+    double train_tokens; /* (tokens or dataset_tokens) * epochs */
     double train_hours;
     /* inference (is_inference) */
     double ttft_s;               /* prefill of one context_len prompt */
@@ -143,6 +152,20 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
                                             const struct gpuplan_throughput_system *system,
                                             struct gpuplan_throughput *out,
                                             struct gpuplan_error *err);
+
+/*
+ * Both steps for one job: build the profile of `model`, evaluate the job as
+ * gpuplan_job_resolve() completes it (QLoRA checkpointing, DDP on > 1 GPU) on
+ * `gpu` (required) in `platform` (may be NULL: the stated network
+ * assumptions). Errors as the two steps. What `gpuplan estimate` and
+ * POST /v1/estimate show.
+ */
+enum gpuplan_status gpuplan_throughput_estimate(const struct gpuplan_model *model,
+                                                const struct gpuplan_job *job,
+                                                const struct gpuplan_gpu *gpu,
+                                                const struct gpuplan_platform *platform,
+                                                struct gpuplan_throughput *out,
+                                                struct gpuplan_error *err);
 
 /* The calibrated matmul efficiency (fraction of dense peak) for a GPU, precision
  * and per-GPU GEMM size; exposed for tests and the accuracy report. */

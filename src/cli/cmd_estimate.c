@@ -1,6 +1,7 @@
 /*
  * cmd_estimate.c - `gpuplan estimate MODEL [job options]`: memory per GPU
- * and per host, the fit verdict and what to change to fit.
+ * and per host, the fit verdict and what to change to fit; with a GPU, time,
+ * throughput and cloud cost (rendered by the library, as for the HTTP API).
  *
  * Job options come from the library's option table (gpuplan_job_options),
  * which also prints --help. MODEL is a catalog id or a path to a
@@ -11,79 +12,40 @@
 
 #include "cli.h"
 #include "gpuplan/estimate.h"
+#include "i18n.h"
 
 static void print_help(void)
 {
     fputs(
-        "usage: gpuplan estimate MODEL [OPTIONS]\n\n"
-        "Estimate GPU and host memory to fine-tune or serve MODEL (a catalog id or a config.json).\n\n"
-        "options:\n",
+        _("usage: gpuplan estimate MODEL [OPTIONS]\n\n"
+          "Estimate GPU and host memory to fine-tune or serve MODEL (a catalog id or a config.json).\n"
+          "With --gpu, also the step time, tokens/s, MFU and bottleneck (serving: prefill, decode,\n"
+          "time to first token), the time to train --tokens N (or --dataset-tokens N) x --epochs,\n"
+          "and its cloud cost at the catalog's on-demand rate.\n\n"
+          "options:\n"),
         stdout);
     for (const struct gpuplan_job_option *o = gpuplan_job_options; o->name; o++) {
         char left[96];
         snprintf(left, sizeof left, "--%s %s", o->name, o->arg_name ? o->arg_name : "");
-        printf("  %-44s %s (default: %s)\n", left, o->help, o->default_text);
+        printf(_("  %-44s %s (default: %s)\n"), left, _(o->help), _(o->default_text));
     }
-    fputs("  --format text|json                           output format (default: text)\n"
-          "  --catalog DIR                                extra catalog files\n"
-          "  --help                                       this help\n",
+    fputs(_("  --format text|json                           output format (default: text)\n"
+            "  --catalog DIR                                extra catalog files\n"
+            "  --help                                       this help\n"),
           stdout);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *data = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            if (cap > 64u * 1024u * 1024u)
-                break;
-            uint8_t *grown = realloc(data, cap);
-            if (!grown)
-                break;
-            data = grown;
-        }
-        const size_t got = fread(data + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            fclose(f);
-            *len = n;
-            return data;
-        }
-    }
-    fclose(f);
-    free(data);
-    return NULL;
-}
-
-/* A catalog id (its embedded config.json) or a config.json path. */
+/*
+ * A catalog id (its embedded config.json) or a model path. Files go through
+ * the library's loader, which opens with O_NONBLOCK and refuses FIFOs,
+ * devices and sockets before reading, so `estimate /path/to/fifo` cannot hang.
+ */
 static enum gpuplan_status load_model(struct gpuplan_model *model,
                                       const char *name,
                                       const struct gpuplan_catalog *catalog,
                                       struct gpuplan_error *err)
 {
-    const struct gpuplan_catalog_model *cm =
-        catalog ? gpuplan_catalog_find_model(catalog, name) : NULL;
-    enum gpuplan_status st;
-    if (cm && cm->config_json) {
-        st = gpuplan_model_from_hf_config(model, (const uint8_t *)cm->config_json,
-                                          cm->config_json_len, name, err);
-    } else {
-        size_t len = 0;
-        uint8_t *bytes = slurp(name, &len);
-        if (!bytes) {
-            if (catalog && !strchr(name, '/'))
-                return gpuplan_catalog_get_model(catalog, name, &cm, err);
-            return gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, name, "cannot read model '%s'",
-                                     name);
-        }
-        st = gpuplan_model_from_hf_config(model, bytes, len, name, err);
-        free(bytes);
-    }
+    const enum gpuplan_status st = gpuplan_model_load(model, name, catalog, err);
     if (st == GPUPLAN_OK && !model->id[0])
         snprintf(model->id, sizeof model->id, "%s", name);
     return st;

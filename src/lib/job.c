@@ -18,6 +18,8 @@
 #include "gpuplan/model.h"
 #include "gpuplan/units.h"
 
+#include "i18n_internal.h"
+
 static const char *const method_names[] = { "full", "lora", "qlora", "infer", NULL };
 static const char *const precision_names[] = { "bf16", "bf16-mixed", "fp16-mixed",
                                                "fp32", "fp8-mixed",  NULL };
@@ -42,58 +44,75 @@ static const char *const yes_no_names[] = { "no", "yes", NULL };
 #define MAX_LORA_RANK 65536ULL
 
 const struct gpuplan_job_option gpuplan_job_options[] = {
-    { "method", GPUPLAN_OPT_CHOICE, "full|lora|qlora|infer", "what to do with the model", "full",
-      method_names, 0, 0 },
+    { "method", GPUPLAN_OPT_CHOICE, "full|lora|qlora|infer",
+      GPUPLAN_N_("what to do with the model"), "full", method_names, 0, 0 },
     { "precision", GPUPLAN_OPT_CHOICE, "bf16|bf16-mixed|fp16-mixed|fp32|fp8-mixed",
-      "how weights, gradients and optimizer states are stored", "bf16-mixed", precision_names, 0,
-      0 },
+      GPUPLAN_N_("how weights, gradients and optimizer states are stored"), "bf16-mixed",
+      precision_names, 0, 0 },
     { "optimizer", GPUPLAN_OPT_CHOICE,
       "adamw|adamw-8bit|paged-adamw|paged-adamw-8bit|sgd|adafactor|lion",
-      "optimizer (states for trainable parameters only)", "adamw", optimizer_names, 0, 0 },
+      GPUPLAN_N_("optimizer (states for trainable parameters only)"), "adamw", optimizer_names, 0,
+      0 },
     { "optim-in-bwd", GPUPLAN_OPT_CHOICE, "no|yes",
-      "fuse the optimizer step into backward (frees gradients)", "no", yes_no_names, 0, 0 },
-    { "grad-ckpt", GPUPLAN_OPT_CHOICE, "none|selective|full", "activation (gradient) checkpointing",
-      "none (full for qlora)", ckpt_names, 0, 0 },
-    { "attention", GPUPLAN_OPT_CHOICE, "eager|sdpa|flash", "attention implementation", "sdpa",
-      attention_names, 0, 0 },
-    { "seq-len", GPUPLAN_OPT_COUNT_ARG, "N", "tokens per training sequence", "2048", NULL, 1,
-      MAX_SEQ_LEN },
-    { "micro-batch", GPUPLAN_OPT_COUNT_ARG, "N", "sequences per GPU per step", "1", NULL, 1,
-      MAX_BATCH },
-    { "grad-accum", GPUPLAN_OPT_COUNT_ARG, "N", "micro-batches per optimizer step", "1", NULL, 1,
-      MAX_BATCH },
-    { "act-offload", GPUPLAN_OPT_CHOICE, "no|yes", "offload saved activations to host memory", "no",
-      yes_no_names, 0, 0 },
-    { "chunked-ce", GPUPLAN_OPT_CHOICE, "no|yes", "chunked cross-entropy (no full fp32 logits)",
-      "no", yes_no_names, 0, 0 },
-    { "lora-rank", GPUPLAN_OPT_COUNT_ARG, "R", "LoRA rank", "8", NULL, 1, MAX_LORA_RANK },
-    { "lora-alpha", GPUPLAN_OPT_REAL, "A", "LoRA alpha (no effect on memory)", "16", NULL, 0, 0 },
-    { "lora-targets", GPUPLAN_OPT_TEXT, "all-linear|attn|q_proj,v_proj,...",
-      "modules LoRA adapts (PEFT names, comma separated)", "q_proj,v_proj", NULL, 0, 0 },
-    { "quant", GPUPLAN_OPT_CHOICE, "nf4|nf4-dq|int8", "QLoRA base weight storage", "nf4-dq",
-      quant_names, 0, 0 },
-    { "sharding", GPUPLAN_OPT_CHOICE, "none|ddp|zero1|zero2|zero3|fsdp|fsdp-hybrid",
-      "data-parallel sharding", "none on 1 GPU, ddp on more", sharding_names, 0, 0 },
-    { "offload", GPUPLAN_OPT_CHOICE, "none|optimizer|params|optimizer+params|nvme",
-      "offload model states to host RAM or NVMe", "none", offload_names, 0, 0 },
-    { "tp", GPUPLAN_OPT_COUNT_ARG, "N", "tensor-parallel degree", "1", NULL, 1, MAX_DEGREE },
-    { "pp", GPUPLAN_OPT_COUNT_ARG, "N", "pipeline-parallel degree", "1", NULL, 1, MAX_DEGREE },
-    { "gpu", GPUPLAN_OPT_TEXT, "ID[:N]", "catalog GPU id and GPUs per node (e.g. h100-sxm:8)",
-      "(none)", NULL, 0, 0 },
-    { "nodes", GPUPLAN_OPT_COUNT_ARG, "N", "number of nodes", "1", NULL, 1, MAX_DEGREE },
-    { "context", GPUPLAN_OPT_COUNT_ARG, "N", "inference: tokens of context per sequence", "4096",
+      GPUPLAN_N_("fuse the optimizer step into backward (frees gradients)"), "no", yes_no_names, 0,
+      0 },
+    { "grad-ckpt", GPUPLAN_OPT_CHOICE, "none|selective|full",
+      GPUPLAN_N_("activation (gradient) checkpointing"), GPUPLAN_N_("none (full for qlora)"),
+      ckpt_names, 0, 0 },
+    { "attention", GPUPLAN_OPT_CHOICE, "eager|sdpa|flash", GPUPLAN_N_("attention implementation"),
+      "sdpa", attention_names, 0, 0 },
+    { "seq-len", GPUPLAN_OPT_COUNT_ARG, "N", GPUPLAN_N_("tokens per training sequence"), "2048",
       NULL, 1, MAX_SEQ_LEN },
-    { "batch", GPUPLAN_OPT_COUNT_ARG, "N", "inference: concurrent sequences", "1", NULL, 1,
-      MAX_BATCH },
-    { "kv-dtype", GPUPLAN_OPT_CHOICE, "bf16|fp16|fp8", "inference: KV cache element type", "bf16",
-      kv_dtype_names, 0, 0 },
+    { "micro-batch", GPUPLAN_OPT_COUNT_ARG, "N", GPUPLAN_N_("sequences per GPU per step"), "1",
+      NULL, 1, MAX_BATCH },
+    { "grad-accum", GPUPLAN_OPT_COUNT_ARG, "N", GPUPLAN_N_("micro-batches per optimizer step"), "1",
+      NULL, 1, MAX_BATCH },
+    { "act-offload", GPUPLAN_OPT_CHOICE, "no|yes",
+      GPUPLAN_N_("offload saved activations to host memory"), "no", yes_no_names, 0, 0 },
+    { "chunked-ce", GPUPLAN_OPT_CHOICE, "no|yes",
+      GPUPLAN_N_("chunked cross-entropy (no full fp32 logits)"), "no", yes_no_names, 0, 0 },
+    { "compile", GPUPLAN_OPT_CHOICE, "no|yes",
+      GPUPLAN_N_("fused kernels (torch.compile, Megatron/TE): time only"), "no", yes_no_names, 0,
+      0 },
+    { "lora-rank", GPUPLAN_OPT_COUNT_ARG, "R", GPUPLAN_N_("LoRA rank"), "8", NULL, 1,
+      MAX_LORA_RANK },
+    { "lora-alpha", GPUPLAN_OPT_REAL, "A", GPUPLAN_N_("LoRA alpha (no effect on memory)"), "16",
+      NULL, 0, 0 },
+    { "lora-targets", GPUPLAN_OPT_TEXT, "all-linear|attn|q_proj,v_proj,...",
+      GPUPLAN_N_("modules LoRA adapts (PEFT names, comma separated)"), "q_proj,v_proj", NULL, 0,
+      0 },
+    { "quant", GPUPLAN_OPT_CHOICE, "nf4|nf4-dq|int8", GPUPLAN_N_("QLoRA base weight storage"),
+      "nf4-dq", quant_names, 0, 0 },
+    { "sharding", GPUPLAN_OPT_CHOICE, "none|ddp|zero1|zero2|zero3|fsdp|fsdp-hybrid",
+      GPUPLAN_N_("data-parallel sharding"), GPUPLAN_N_("none on 1 GPU, ddp on more"),
+      sharding_names, 0, 0 },
+    { "offload", GPUPLAN_OPT_CHOICE, "none|optimizer|params|optimizer+params|nvme",
+      GPUPLAN_N_("offload model states to host RAM or NVMe"), "none", offload_names, 0, 0 },
+    { "tp", GPUPLAN_OPT_COUNT_ARG, "N", GPUPLAN_N_("tensor-parallel degree"), "1", NULL, 1,
+      MAX_DEGREE },
+    { "pp", GPUPLAN_OPT_COUNT_ARG, "N", GPUPLAN_N_("pipeline-parallel degree"), "1", NULL, 1,
+      MAX_DEGREE },
+    { "gpu", GPUPLAN_OPT_TEXT, "ID[:N]",
+      GPUPLAN_N_("catalog GPU id and GPUs per node (e.g. h100-sxm:8)"), GPUPLAN_N_("(none)"), NULL,
+      0, 0 },
+    { "nodes", GPUPLAN_OPT_COUNT_ARG, "N", GPUPLAN_N_("number of nodes"), "1", NULL, 1,
+      MAX_DEGREE },
+    { "context", GPUPLAN_OPT_COUNT_ARG, "N",
+      GPUPLAN_N_("inference: tokens of context per sequence"), "4096", NULL, 1, MAX_SEQ_LEN },
+    { "batch", GPUPLAN_OPT_COUNT_ARG, "N", GPUPLAN_N_("inference: concurrent sequences"), "1", NULL,
+      1, MAX_BATCH },
+    { "kv-dtype", GPUPLAN_OPT_CHOICE, "bf16|fp16|fp8",
+      GPUPLAN_N_("inference: KV cache element type"), "bf16", kv_dtype_names, 0, 0 },
     { "weights", GPUPLAN_OPT_TEXT, "bf16|fp16|fp8|int8|awq|gptq|nf4|gguf-TYPE",
-      "inference: weight format (gguf-Q4_K_M, gguf-Q8_0, ...)", "bf16", NULL, 0, 0 },
+      GPUPLAN_N_("inference: weight format (gguf-Q4_K_M, gguf-Q8_0, ...)"), "bf16", NULL, 0, 0 },
     { "gpu-memory-utilization", GPUPLAN_OPT_REAL, "F",
-      "inference: fraction of GPU memory the engine may use", "0.90", NULL, 0, 0 },
-    { "tokens", GPUPLAN_OPT_COUNT_ARG, "N", "training tokens per epoch", "(not given)", NULL, 1,
-      MAX_TOKENS },
-    { "epochs", GPUPLAN_OPT_REAL, "E", "number of epochs", "1", NULL, 0, 0 },
+      GPUPLAN_N_("inference: fraction of GPU memory the engine may use"), "0.90", NULL, 0, 0 },
+    { "tokens", GPUPLAN_OPT_COUNT_ARG, "N", GPUPLAN_N_("training tokens per epoch"),
+      GPUPLAN_N_("(not given)"), NULL, 1, MAX_TOKENS },
+    { "dataset-tokens", GPUPLAN_OPT_COUNT_ARG, "N",
+      GPUPLAN_N_("tokens in the training dataset (one epoch; instead of --tokens)"),
+      GPUPLAN_N_("(not given)"), NULL, 1, MAX_TOKENS },
+    { "epochs", GPUPLAN_OPT_REAL, "E", GPUPLAN_N_("number of epochs"), "1", NULL, 0, 0 },
     { NULL, GPUPLAN_OPT_FLAG, NULL, NULL, NULL, NULL, 0, 0 },
 };
 
@@ -290,10 +309,43 @@ static enum gpuplan_status parse_real(const struct gpuplan_job_option *o,
     return GPUPLAN_OK;
 }
 
+/*
+ * Module names other architectures give the same linears (what PEFT users
+ * write in target_modules): BLOOM / Falcon / GPT-NeoX fused
+ * query_key_value, GPT-2 c_attn, MPT Wqkv, T5 q/k/v/o and wi/wo, BLOOM /
+ * GPT-NeoX dense (attention output) and dense_h_to_4h / dense_4h_to_h,
+ * OPT / Phi out_proj and fc1 / fc2.
+ */
+static const struct {
+    const char *module;
+    enum gpuplan_role role;
+} module_aliases[] = {
+    { "query_key_value", GPUPLAN_ROLE_ATTN_QKV },
+    { "c_attn", GPUPLAN_ROLE_ATTN_QKV },
+    { "Wqkv", GPUPLAN_ROLE_ATTN_QKV },
+    { "q", GPUPLAN_ROLE_ATTN_Q },
+    { "k", GPUPLAN_ROLE_ATTN_K },
+    { "v", GPUPLAN_ROLE_ATTN_V },
+    { "o", GPUPLAN_ROLE_ATTN_O },
+    { "dense", GPUPLAN_ROLE_ATTN_O },
+    { "out_proj", GPUPLAN_ROLE_ATTN_O },
+    { "wi", GPUPLAN_ROLE_MLP_UP },
+    { "wo", GPUPLAN_ROLE_MLP_DOWN },
+    { "dense_h_to_4h", GPUPLAN_ROLE_MLP_UP },
+    { "dense_4h_to_h", GPUPLAN_ROLE_MLP_DOWN },
+    { "fc1", GPUPLAN_ROLE_MLP_UP },
+    { "fc2", GPUPLAN_ROLE_MLP_DOWN },
+};
+
 /* PEFT module names a target list may use, with the roles each one adapts. */
 static gpuplan_role_mask roles_for_module(const char *module, size_t len)
 {
     gpuplan_role_mask mask = 0;
+    for (size_t i = 0; i < sizeof module_aliases / sizeof module_aliases[0]; i++) {
+        if (strlen(module_aliases[i].module) == len &&
+            strncmp(module_aliases[i].module, module, len) == 0)
+            mask |= 1ULL << module_aliases[i].role;
+    }
     for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
         const char *m = gpuplan_role_module((enum gpuplan_role)r);
         if (m && gpuplan_role_is_linear((enum gpuplan_role)r) && strlen(m) == len &&
@@ -468,6 +520,8 @@ set_choice(struct gpuplan_job *job, const struct gpuplan_job_option *o, unsigned
         job->act_offload = v == 1;
     } else if (strcmp(n, "chunked-ce") == 0) {
         job->chunked_ce = v == 1;
+    } else if (strcmp(n, "compile") == 0) {
+        job->compile = v == 1;
     } else if (strcmp(n, "quant") == 0) {
         static const enum gpuplan_dtype q[] = { GPUPLAN_DTYPE_NF4, GPUPLAN_DTYPE_NF4_DQ,
                                                 GPUPLAN_DTYPE_INT8 };
@@ -509,9 +563,25 @@ static enum gpuplan_status set_count(struct gpuplan_job *job, const char *n, uin
         job->batch = v;
     else if (strcmp(n, "tokens") == 0)
         job->tokens = v;
+    else if (strcmp(n, "dataset-tokens") == 0)
+        job->dataset_tokens = v;
     else
         return GPUPLAN_ERR_INTERNAL;
     return GPUPLAN_OK;
+}
+
+/* '--tokens' and '--dataset-tokens' say the same thing two ways: accept one. */
+static enum gpuplan_status
+check_token_count(const struct gpuplan_job *job, const char *name, struct gpuplan_error *err)
+{
+    const bool clash = (strcmp(name, "tokens") == 0 && job->dataset_tokens > 0) ||
+                       (strcmp(name, "dataset-tokens") == 0 && job->tokens > 0);
+    if (!clash)
+        return GPUPLAN_OK;
+    gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                      "'--tokens' and '--dataset-tokens' both given; they set the same count");
+    gpuplan_error_hint(err, "give one: the tokens of one epoch (times --epochs)");
+    return GPUPLAN_ERR_USAGE;
 }
 
 static enum gpuplan_status unknown_option(const char *name, struct gpuplan_error *err)
@@ -549,6 +619,8 @@ enum gpuplan_status gpuplan_job_set(struct gpuplan_job *job,
     case GPUPLAN_OPT_COUNT_ARG: {
         uint64_t v = 0;
         st = parse_count(o, value, &v, err);
+        if (st == GPUPLAN_OK)
+            st = check_token_count(job, o->name, err);
         if (st == GPUPLAN_OK)
             st = set_count(job, o->name, v);
         break;

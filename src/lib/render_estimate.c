@@ -2,14 +2,22 @@
  * render_estimate.c - `gpuplan estimate` as text and JSON.
  *
  * Rounds only here (GiB with two decimals in text; JSON carries exact bytes).
+ * With a GPU, the report also carries time: the throughput model
+ * (gpuplan_throughput_estimate, no platform: the stated network assumptions)
+ * and the cloud cost of the run at the catalog's on-demand rate.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/render.h"
+#include "gpuplan/throughput.h"
 #include "gpuplan/units.h"
+
+#include "i18n_internal.h"
 
 struct row {
     const char *name;
@@ -19,17 +27,17 @@ struct row {
 static void rows_of(const struct gpuplan_memory_per_gpu *g, struct row rows[11])
 {
     const struct row r[11] = {
-        { "weights", g->weights_bytes },
-        { "gradients", g->gradients_bytes },
-        { "optimizer", g->optimizer_bytes },
-        { "activations", g->activations_bytes },
-        { "adapters", g->adapters_bytes },
-        { "kv_cache", g->kv_cache_bytes },
-        { "overhead", g->overhead_bytes },
-        { "cuda_context", g->cuda_context_bytes },
-        { "peak_allocated", g->peak_allocated_bytes },
-        { "peak_reserved", g->peak_reserved_bytes },
-        { "device_total", g->device_total_bytes },
+        { GPUPLAN_N_("weights"), g->weights_bytes },
+        { GPUPLAN_N_("gradients"), g->gradients_bytes },
+        { GPUPLAN_N_("optimizer"), g->optimizer_bytes },
+        { GPUPLAN_N_("activations"), g->activations_bytes },
+        { GPUPLAN_N_("adapters"), g->adapters_bytes },
+        { GPUPLAN_N_("kv_cache"), g->kv_cache_bytes },
+        { GPUPLAN_N_("overhead"), g->overhead_bytes },
+        { GPUPLAN_N_("cuda_context"), g->cuda_context_bytes },
+        { GPUPLAN_N_("peak_allocated"), g->peak_allocated_bytes },
+        { GPUPLAN_N_("peak_reserved"), g->peak_reserved_bytes },
+        { GPUPLAN_N_("device_total"), g->device_total_bytes },
     };
     memcpy(rows, r, sizeof r);
 }
@@ -40,24 +48,140 @@ static void job_line(const struct gpuplan_job *job, struct gpuplan_buf *out)
     gpuplan_job_resolve(job, &j);
     if (j.method == GPUPLAN_METHOD_INFER) {
         gpuplan_buf_printf(
-            out, "job: infer, weights %s, kv %s, context %llu, batch %llu, tp %u, pp %u\n",
+            out,
+            GPUPLAN_TR("job: infer, weights %s, kv %s, context %llu, batch %llu, tp %u, pp %u\n"),
             gpuplan_dtype_name(j.weights_dtype), gpuplan_dtype_name(j.kv_dtype),
             (unsigned long long)j.context_len, (unsigned long long)j.batch, j.tp, j.pp);
         return;
     }
-    gpuplan_buf_printf(out, "job: %s, %s, %s%s, seq %llu x micro-batch %llu, ckpt %s, attention %s",
-                       gpuplan_method_name(j.method), gpuplan_precision_name(j.precision),
-                       gpuplan_optimizer_name(j.optimizer), j.optim_in_bwd ? " (in backward)" : "",
-                       (unsigned long long)j.seq_len, (unsigned long long)j.micro_batch,
-                       gpuplan_grad_ckpt_name(j.grad_ckpt), gpuplan_attention_name(j.attention));
-    if (j.method != GPUPLAN_METHOD_FULL)
-        gpuplan_buf_printf(out, ", lora r%u on %s", j.lora_rank, j.lora_targets);
-    if (j.method == GPUPLAN_METHOD_QLORA)
-        gpuplan_buf_printf(out, ", base %s", gpuplan_dtype_name(j.quant));
     gpuplan_buf_printf(
-        out, "\nparallel: %u GPU(s) x %u node(s), sharding %s, tp %u, pp %u, offload %s\n",
+        out, GPUPLAN_TR("job: %s, %s, %s%s, seq %llu x micro-batch %llu, ckpt %s, attention %s"),
+        gpuplan_method_name(j.method), gpuplan_precision_name(j.precision),
+        gpuplan_optimizer_name(j.optimizer), j.optim_in_bwd ? GPUPLAN_TR(" (in backward)") : "",
+        (unsigned long long)j.seq_len, (unsigned long long)j.micro_batch,
+        gpuplan_grad_ckpt_name(j.grad_ckpt), gpuplan_attention_name(j.attention));
+    if (j.method != GPUPLAN_METHOD_FULL)
+        gpuplan_buf_printf(out, GPUPLAN_TR(", lora r%u on %s"), j.lora_rank, j.lora_targets);
+    if (j.method == GPUPLAN_METHOD_QLORA)
+        gpuplan_buf_printf(out, GPUPLAN_TR(", base %s"), gpuplan_dtype_name(j.quant));
+    gpuplan_buf_printf(
+        out,
+        GPUPLAN_TR("\nparallel: %u GPU(s) x %u node(s), sharding %s, tp %u, pp %u, offload %s\n"),
         j.gpus_per_node, j.nodes, gpuplan_sharding_name(j.sharding), j.tp, j.pp,
         gpuplan_offload_name(j.offload));
+}
+
+#define TOKENS_PER_MILLION 1e6
+
+/* Time and cloud cost of the job on `gpu`; `ok` false (with `why`) when the model cannot say. */
+struct time_report {
+    bool ok;
+    struct gpuplan_throughput t;
+    struct gpuplan_error why;
+    uint32_t n_gpus;
+    double usd_per_gpu_hour; /* catalog on-demand rate; 0 unknown */
+    bool has_cloud_usd;      /* training with a token count and a known rate */
+    double gpu_hours;
+    double cloud_usd;
+    bool has_usd_per_mtok; /* inference with a known rate */
+    double usd_per_million_tokens;
+};
+
+static void time_report_compute(const struct gpuplan_model *model,
+                                const struct gpuplan_job *job,
+                                const struct gpuplan_gpu *gpu,
+                                struct time_report *r)
+{
+    memset(r, 0, sizeof *r);
+    gpuplan_error_init(&r->why);
+    r->ok = gpuplan_throughput_estimate(model, job, gpu, NULL, &r->t, &r->why) == GPUPLAN_OK;
+    if (!r->ok)
+        return;
+    r->n_gpus = (job->gpus_per_node ? job->gpus_per_node : 1) * (job->nodes ? job->nodes : 1);
+    r->usd_per_gpu_hour = gpu->cloud_usd_per_hour;
+    if (r->t.has_train_time) {
+        r->gpu_hours = r->t.train_hours * r->n_gpus;
+        if (r->usd_per_gpu_hour > 0) {
+            r->has_cloud_usd = true;
+            r->cloud_usd =
+                gpuplan_cost_cloud_run_usd(r->t.train_hours, r->n_gpus, r->usd_per_gpu_hour);
+        }
+    }
+    /* Serving: one hour of all GPUs over the tokens decoded in that hour at this batch. */
+    if (r->t.is_inference && r->usd_per_gpu_hour > 0 && r->t.decode_tokens_per_s > 0) {
+        r->has_usd_per_mtok = true;
+        r->usd_per_million_tokens =
+            gpuplan_cost_cloud_run_usd(1.0, r->n_gpus, r->usd_per_gpu_hour) /
+            (r->t.decode_tokens_per_s * GPUPLAN_S_PER_HOUR) * TOKENS_PER_MILLION;
+    }
+}
+
+static void
+time_text(const struct gpuplan_gpu *gpu, const struct time_report *r, struct gpuplan_buf *out)
+{
+    gpuplan_buf_puts(out, "\n");
+    if (!r->ok) {
+        gpuplan_buf_printf(out, GPUPLAN_TR("throughput: not estimated: %s\n"), r->why.message);
+        return;
+    }
+    gpuplan_render_throughput_text(&r->t, out);
+    if (r->t.is_inference) {
+        if (r->has_usd_per_mtok)
+            gpuplan_buf_printf(
+                out,
+                GPUPLAN_TR("cost: %.2f USD per million decoded tokens (%u GPU(s) at %.2f "
+                           "USD/GPU-hour, catalog %s)\n"),
+                r->usd_per_million_tokens, r->n_gpus, r->usd_per_gpu_hour,
+                gpu->cloud_date[0] ? gpu->cloud_date : GPUPLAN_TR("undated"));
+        return;
+    }
+    if (!r->t.has_train_time) {
+        gpuplan_buf_puts(
+            out,
+            GPUPLAN_TR("time to train: pass --tokens N (or --dataset-tokens N) [--epochs E]\n"));
+        return;
+    }
+    if (r->has_cloud_usd)
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("cost: %.2f USD cloud (%.1f GPU-hours at %.2f USD/GPU-hour, catalog "
+                       "%s)\n"),
+            r->cloud_usd, r->gpu_hours, r->usd_per_gpu_hour,
+            gpu->cloud_date[0] ? gpu->cloud_date : GPUPLAN_TR("undated"));
+    else
+        gpuplan_buf_printf(
+            out, GPUPLAN_TR("cost: %.1f GPU-hours; no cloud rate for '%s' in the catalog\n"),
+            r->gpu_hours, gpu->id);
+}
+
+/* Two decimals (cents, hundredths of an hour), or null when unknown. */
+static json_t *hundredths_or_null(bool has, double v)
+{
+    return has && isfinite(v) ? json_real(round(v * 100.0) / 100.0) : json_null();
+}
+
+/* "throughput", "time" (train_hours null without a token count) and "cost" keys. */
+static enum gpuplan_status
+time_json(const struct time_report *r, json_t *root, struct gpuplan_error *err)
+{
+    if (!r->ok) {
+        json_object_set_new(root, "throughput_error", json_string(r->why.message));
+        return GPUPLAN_OK;
+    }
+    const enum gpuplan_status st = gpuplan_render_throughput_json_into(&r->t, root, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    json_t *cost = json_object();
+    json_object_set_new(cost, "usd_per_gpu_hour",
+                        r->usd_per_gpu_hour > 0 ? json_real(r->usd_per_gpu_hour) : json_null());
+    json_object_set_new(cost, "n_gpus", json_integer(r->n_gpus));
+    json_object_set_new(cost, "gpu_hours", hundredths_or_null(r->t.has_train_time, r->gpu_hours));
+    json_object_set_new(cost, "cloud_usd", hundredths_or_null(r->has_cloud_usd, r->cloud_usd));
+    if (r->t.is_inference)
+        json_object_set_new(cost, "usd_per_million_tokens",
+                            hundredths_or_null(r->has_usd_per_mtok, r->usd_per_million_tokens));
+    json_object_set_new(root, "cost", cost);
+    return GPUPLAN_OK;
 }
 
 static void render_text(const struct gpuplan_model *model,
@@ -67,42 +191,47 @@ static void render_text(const struct gpuplan_model *model,
                         struct gpuplan_buf *out)
 {
     const struct gpuplan_memory_estimate *e = &r->est;
-    gpuplan_buf_printf(out, "model: %s (%llu parameters)\n", model->id,
+    gpuplan_buf_printf(out, GPUPLAN_TR("model: %s (%llu parameters)\n"), model->id,
                        (unsigned long long)model->n_params_total);
     job_line(job, out);
-    gpuplan_buf_puts(out, "\nper GPU                  GiB\n");
+    gpuplan_buf_puts(out, GPUPLAN_TR("\nper GPU                  GiB\n"));
     struct row rows[11];
     rows_of(&e->per_gpu, rows);
     for (size_t i = 0; i < 11; i++) {
         if (i == 8)
             gpuplan_buf_puts(out, "  --------------------------\n");
-        gpuplan_buf_printf(out, "  %-16s %9.2f\n", rows[i].name,
+        const char *label = GPUPLAN_TR(rows[i].name);
+        gpuplan_buf_printf(out, "  %-*s %9.2f\n", gpuplan_tr_width(label, 16), label,
                            gpuplan_gib_from_bytes(rows[i].bytes));
     }
-    gpuplan_buf_printf(out, "\nhost (per node)\n  %-16s %9.2f\n", "ram",
+    gpuplan_buf_printf(out, GPUPLAN_TR("\nhost (per node)\n  ram              %9.2f\n"),
                        gpuplan_gib_from_bytes(e->host_ram_bytes));
     if (job->method == GPUPLAN_METHOD_INFER && e->kv_bytes_per_seq)
-        gpuplan_buf_printf(out,
-                           "\nKV cache per sequence: %.2f GiB; max concurrent sequences: %llu\n",
-                           gpuplan_gib_from_bytes(e->kv_bytes_per_seq),
-                           (unsigned long long)e->max_concurrent_seqs);
+        gpuplan_buf_printf(
+            out, GPUPLAN_TR("\nKV cache per sequence: %.2f GiB; max concurrent sequences: %llu\n"),
+            gpuplan_gib_from_bytes(e->kv_bytes_per_seq),
+            (unsigned long long)e->max_concurrent_seqs);
     if (!gpu) {
-        gpuplan_buf_puts(out, "\nno --gpu given: no fit verdict\n");
+        gpuplan_buf_puts(out, GPUPLAN_TR("\nno --gpu given: no fit verdict\n"));
         return;
     }
     const double head_gib = (double)e->headroom_bytes / (double)GPUPLAN_BYTES_PER_GIB;
-    gpuplan_buf_printf(out, "\nverdict: %s on %s (%.2f GiB usable): %s %.2f GiB\n",
-                       e->fits ? "FITS" : "DOES NOT FIT", gpu->id,
+    gpuplan_buf_printf(out, GPUPLAN_TR("\nverdict: %s on %s (%.2f GiB usable): %s %.2f GiB\n"),
+                       e->fits ? GPUPLAN_TR("FITS") : GPUPLAN_TR("DOES NOT FIT"), gpu->id,
                        gpuplan_gib_from_bytes(e->gpu_usable_bytes),
-                       e->fits ? "headroom" : "short by", e->fits ? head_gib : -head_gib);
+                       e->fits ? GPUPLAN_TR("headroom") : GPUPLAN_TR("short by"),
+                       e->fits ? head_gib : -head_gib);
     if (r->n_suggestions) {
-        gpuplan_buf_puts(out, "suggestions:\n");
+        gpuplan_buf_puts(out, GPUPLAN_TR("suggestions:\n"));
         for (size_t i = 0; i < r->n_suggestions; i++)
-            gpuplan_buf_printf(out, "  %-40s -%.1f GiB%s\n", r->suggestions[i].change,
+            gpuplan_buf_printf(out, GPUPLAN_TR("  %-40s -%.1f GiB%s\n"), r->suggestions[i].change,
                                (double)r->suggestions[i].saving_bytes /
                                    (double)GPUPLAN_BYTES_PER_GIB,
-                               r->suggestions[i].fits ? " (fits)" : "");
+                               r->suggestions[i].fits ? GPUPLAN_TR(" (fits)") : "");
     }
+    struct time_report tr;
+    time_report_compute(model, job, gpu, &tr);
+    time_text(gpu, &tr, out);
 }
 
 static json_t *job_json(const struct gpuplan_job *job)
@@ -187,7 +316,15 @@ static enum gpuplan_status render_json(const struct gpuplan_model *model,
         }
     }
     json_object_set_new(root, "suggestions", sugg);
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+    if (gpu) {
+        struct time_report tr;
+        time_report_compute(model, job, gpu, &tr);
+        if (time_json(&tr, root, err) != GPUPLAN_OK) {
+            json_decref(root);
+            return GPUPLAN_ERR_NOMEM;
+        }
+    }
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12));
     json_decref(root);
     if (!text)
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gpuplan/estimate.h"
 #include "gpuplan/units.h"
 
 /*
@@ -46,11 +47,15 @@
  * (efficiency half of peak near a 256-wide dimension on A100/H100), not
  * fitted to a row.
  *
- * GEN_EFF: fitted. For each generation, the median over the fit rows of
- * (measured tokens/s) / (predicted tokens/s at efficiency 1 * size factor);
- * see docs/formulas-time-cost.md for the rows used. FP8_FACTOR: fitted on the
- * two published fp8/bf16 pairs (torchtitan 8B 8532/6667 on 2x peak = 0.64;
- * NeMo 8B SFT 17246/12412 on 2x peak = 0.69): median 0.66.
+ * GEN_EFF: fitted. For each GPU family, the median over the fit rows of the
+ * constant at which the row's prediction equals its measurement (bisection
+ * on the whole step model, tools/accuracy_throughput --fit), leaving out
+ * upper-bound rows and rows implying > 85 % of peak; see
+ * docs/formulas-time-cost.md for the rows and the leave-one-source-out check.
+ * FP8_FACTOR: fitted on the two published fp8/bf16 pairs (torchtitan 8B
+ * 8532/6667 on 2x peak = 0.64; NeMo 8B SFT 17246/12412 on 2x peak = 0.69):
+ * median 0.66; checked on the 8 fitted Hopper fp8 rows, whose median implied
+ * constant (0.54) is that of the 8 bf16 rows (0.53) within rounding.
  */
 #define T_HALF_TOKENS 256.0
 #define H_HALF        256.0
@@ -69,15 +74,14 @@ enum gen {
 };
 
 static const double gen_eff[GEN_COUNT] = {
-    [GEN_OTHER] = 0.40,        /* no fit rows: the lowest fitted value */
-    [GEN_VOLTA_TURING] = 0.40, /* no fit rows: the lowest fitted value */
-    [GEN_AMPERE_DC] = 0.70,    /* fit: GT-23..30 (A100), median implied 0.65 / size 0.93 */
-    [GEN_AMPERE_CONSUMER] =
-        0.70,               /* GT-17/19 (A6000) imply > 100 % of peak: not used; Ampere value */
-    [GEN_ADA] = 0.78,       /* fit: GT-16, 18, 20 (RTX 4090), median implied 0.72 / size 0.92 */
-    [GEN_HOPPER] = 0.40,    /* fit: GT-143, 151-153, 156, 157, 159a/b, 160a/b (fp8 / 0.66) */
-    [GEN_BLACKWELL] = 0.40, /* no fit rows scorable yet: Hopper value */
-    [GEN_CDNA] = 0.40,      /* no fit rows scorable yet: Hopper value */
+    [GEN_OTHER] = 0.40,           /* no fit rows: a stated conservative assumption */
+    [GEN_VOLTA_TURING] = 0.40,    /* no fit rows: a stated conservative assumption */
+    [GEN_AMPERE_DC] = 0.73,       /* fit: median of 28 rows, 8 sources (A100 40/80 GB) */
+    [GEN_AMPERE_CONSUMER] = 0.73, /* GT-17/19 (A6000) imply > 100 % of peak: Ampere DC value */
+    [GEN_ADA] = 0.76,             /* fit: GT-16 (RTX 4090); GT-18, GT-20 imply > 85 % */
+    [GEN_HOPPER] = 0.53,          /* fit: median of 16 rows, 4 sources (H100/H200, bf16 + fp8) */
+    [GEN_BLACKWELL] = 0.53, /* Hopper value; MLPerf upper bounds GT-148/149 imply <= 0.60-0.68 */
+    [GEN_CDNA] = 0.53,      /* Hopper value; MLPerf upper bound GT-150 implies <= 0.65 */
 };
 
 static const char *const bottleneck_names[GPUPLAN_BOTTLENECK_COUNT] = {
@@ -132,8 +136,54 @@ static void add_group(struct gpuplan_throughput_profile *p,
     p->linear_active_by_role[role] += params * active_scale;
     p->lora_dims_total_by_role[role] += n_matrices * (in + out);
     p->lora_dims_by_role[role] += n_matrices * (in + out) * active_scale;
+    p->lora_out_by_role[role] += n_matrices * out * active_scale;
     if (gpuplan_role_is_routed_expert(role))
         p->expert_params_total += params;
+}
+
+/*
+ * Forward HBM traffic of the non-matmul kernels per token and layer (bytes;
+ * bf16 activations, fp32 where the reference code upcasts). Counted kernel by
+ * kernel from the Hugging Face Llama modeling code (one kernel per PyTorch op
+ * in eager mode), with h = hidden, q = heads * d, k = kv_heads * d, I = MLP
+ * width (MoE: top-k + shared experts):
+ *   RMSNorm (x.float(), pow, mean, * rsqrt, .to(bf16), * weight): 36 h, twice;
+ *   rotary on q and k (* cos, rotate_half neg + cat, * sin, add): 20 (q + k);
+ *   attention output transpose + contiguous: 4 q; two residual adds: 12 h;
+ *   SwiGLU (silu(gate), * up): 10 I; a plain GELU MLP: 4 I.
+ * LayerNorm models (no gated MLP) use F.layer_norm (one kernel, 4 h) and no
+ * rotary. Fused (torch.compile, Megatron/TE): each chain is one kernel that
+ * reads its inputs and writes its output once: norm + residual 6 h twice,
+ * rotary 4 (q + k), SwiGLU 6 I. Backward costs ~2x the forward bytes (each op
+ * reads the output gradient and its saved inputs, and writes input gradients).
+ * Check, not fit: the compile off/on pairs GT-22/23 (Llama-3.2-3B, A100) and
+ * GT-151/152 (Llama-3.1-8B, H100) measure 30 and 24 us per token; this count
+ * gives 17 and 16 us (the rest: launch overhead and the loss, not modelled).
+ */
+static void elementwise_bytes(struct gpuplan_throughput_profile *p,
+                              const struct gpuplan_arch *a,
+                              double head_dim)
+{
+    const double h = (double)a->hidden_size;
+    const double q = (double)a->n_heads * head_dim;
+    const double k = (double)(a->n_kv_heads ? a->n_kv_heads : a->n_heads) * head_dim;
+    double mlp = (double)a->intermediate_size;
+    if (a->is_moe && a->moe_intermediate_size > 0) {
+        const double moe = (double)(a->n_experts_per_token + a->n_shared_experts) *
+                           (double)a->moe_intermediate_size;
+        const double n = a->n_layers > 0 ? (double)a->n_layers : 1.0;
+        const double dense = a->n_dense_layers < a->n_layers ? (double)a->n_dense_layers : 0.0;
+        mlp = (dense * (double)a->intermediate_size + (n - dense) * moe) / n;
+    }
+    const bool llama_style = a->gated_mlp;
+    const double qk_norm = a->has_qk_norm ? 36.0 * (q + k) : 0.0;
+    const double eager =
+        llama_style ? 2.0 * 36.0 * h + 20.0 * (q + k) + qk_norm + 4.0 * q + 12.0 * h + 10.0 * mlp
+                    : 2.0 * 4.0 * h + 4.0 * q + 12.0 * h + 4.0 * mlp;
+    const double fused =
+        2.0 * 6.0 * h + (llama_style ? 4.0 * (q + k) : 0.0) + (llama_style ? 6.0 : 4.0) * mlp;
+    p->elementwise_bytes_eager = eager * p->n_layers;
+    p->elementwise_bytes_fused = fused * p->n_layers;
 }
 
 enum gpuplan_status gpuplan_throughput_profile_build(struct gpuplan_throughput_profile *profile,
@@ -199,6 +249,7 @@ enum gpuplan_status gpuplan_throughput_profile_build(struct gpuplan_throughput_p
         profile->kv_elems_per_token = 2.0 * (double)a->n_layers *
                                       (double)(a->n_kv_heads ? a->n_kv_heads : a->n_heads) *
                                       head_dim;
+    elementwise_bytes(profile, a, d_qk);
     return GPUPLAN_OK;
 }
 
@@ -325,6 +376,7 @@ struct ctx {
     uint32_t n_gpus, per_node, tp, pp, dp;
     double mem_bw_bytes_per_s; /* effective */
     double achieved_flops_per_s;
+    double attention_flops_per_s; /* attention runs in bf16 even under fp8 recipes */
 };
 
 static bool is_sharded_params(enum gpuplan_sharding s)
@@ -468,6 +520,32 @@ static double eager_attention_bytes_per_token(const struct gpuplan_throughput_pr
     return (double)p->n_layers * (double)p->n_heads * (double)job->seq_len * 4.0 * 9.0;
 }
 
+/*
+ * Forward non-matmul bytes per token: the block kernels (profile), plus the
+ * LoRA branch of each adapted linear. PEFT in eager mode runs lora_A (reads
+ * the input, 2 B per in), lora_B (writes 2 B per out), the scaling multiply
+ * (reads and writes out: 4) and the add to the base output (reads two, writes
+ * one: 6): 2 in + 12 out bytes; fused (torch.compile, torchtune) the scale and
+ * add ride in the lora_B epilogue: 2 in + 4 out. Dropout 0 (PEFT, LLaMA-Factory
+ * and torchtune defaults) launches no kernel.
+ */
+static double elementwise_bytes_per_token(const struct gpuplan_throughput_profile *p,
+                                          const struct gpuplan_job *job)
+{
+    double bytes = job->compile ? p->elementwise_bytes_fused : p->elementwise_bytes_eager;
+    if (!is_peft(job))
+        return bytes;
+    const double out_bytes = job->compile ? 4.0 : 12.0;
+    for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
+        if (!(job->lora_target_roles & (1ULL << r)))
+            continue;
+        const double out = p->lora_out_by_role[r];
+        const double in = p->lora_dims_by_role[r] - out;
+        bytes += 2.0 * in + out_bytes * out;
+    }
+    return bytes;
+}
+
 static void train_eval(struct ctx *c, struct gpuplan_throughput *out)
 {
     const struct gpuplan_throughput_profile *p = c->p;
@@ -495,11 +573,20 @@ static void train_eval(struct ctx *c, struct gpuplan_throughput *out)
     /* compute per micro-batch: roofline of FLOPs vs weight reads (one read per pass) */
     const double passes = job->grad_ckpt == GPUPLAN_CKPT_FULL ? 3.0 : 2.0;
     const double w_bytes = weight_bytes_per_param(job);
-    const double t_flops = f.total * tokens_mb / split / c->achieved_flops_per_s;
+    /* Attention FLOPs (forward, backward 2x, recomputed forward) at the attention rate. */
+    const double attn_total =
+        f.attention * (3.0 + (job->grad_ckpt != GPUPLAN_CKPT_NONE ? 1.0 : 0.0));
+    const double t_flops =
+        ((f.total - attn_total) / c->achieved_flops_per_s + attn_total / c->attention_flops_per_s) *
+        tokens_mb / split;
     const double t_eager = eager_attention_bytes_per_token(p, job) * tokens_mb / split / bw;
+    /* Non-matmul kernels: forward, backward (2x), and the recomputed forward. */
+    const double elem_passes = job->grad_ckpt == GPUPLAN_CKPT_FULL ? 4.0 : 3.0;
+    const double t_elem =
+        elementwise_bytes_per_token(p, job) * elem_passes * tokens_mb / split / bw;
     const double t_weights = p->linear_params_total / split * w_bytes * passes / bw;
-    const double compute_mb = max2(t_flops + t_eager, t_weights);
-    bool weight_bound = t_weights > t_flops + t_eager;
+    const double compute_mb = max2(t_flops + t_eager + t_elem, t_weights);
+    bool weight_bound = t_weights > t_flops + t_eager + t_elem;
 
     /* QLoRA: every pass dequantises the NF4 weights to bf16 (read q bits, write 2 B). */
     double dequant_mb = 0;
@@ -623,13 +710,14 @@ static void train_eval(struct ctx *c, struct gpuplan_throughput *out)
     const double mb_time =
         compute_mb + dequant_mb + comm_mb_exposed + tp_mb + pp_p2p_mb + offload_mb;
     /*
-     * Pipeline bubble: (pp - 1) pipeline micro-batch slots per step (GPipe / 1F1B,
-     * bubble fraction (p - 1) / m). Assumes pipeline micro-batches of one
-     * sequence (torchtitan's default microbatch size 1; Megatron with mbs 1), so
-     * m = micro_batch * grad_accum and one slot is compute_mb / micro_batch.
+     * Pipeline bubble: (pp - 1) micro-batch slots per step (GPipe / 1F1B: bubble
+     * fraction (p - 1) / m, Narayanan et al. 2021 sec. 2.2). Megatron's mapping:
+     * a pipeline micro-batch is --micro-batch sequences and m = --grad-accum
+     * micro-batches per step (num-microbatches = GBS / (mbs * dp)); torchtitan's
+     * local batch split into n micro-batches is micro_batch = local / n,
+     * grad_accum = n. Interleaved schedules (virtual stages) are not modelled.
      */
-    const double bubble =
-        c->pp > 1 ? (c->pp - 1) * (compute_mb + tp_mb) / (double)job->micro_batch : 0.0;
+    const double bubble = c->pp > 1 ? (c->pp - 1) * (compute_mb + tp_mb) : 0.0;
 
     out->compute_s = ga * compute_mb;
     out->memory_s = ga * dequant_mb + optimizer_gpu_s;
@@ -664,9 +752,10 @@ static void train_eval(struct ctx *c, struct gpuplan_throughput *out)
     if (out->offload_s > best)
         out->bottleneck = GPUPLAN_BOTTLENECK_OFFLOAD;
 
-    if (job->tokens > 0 && out->tokens_per_s > 0) {
+    const uint64_t epoch_tokens = job->tokens > 0 ? job->tokens : job->dataset_tokens;
+    if (epoch_tokens > 0 && out->tokens_per_s > 0) {
         out->has_train_time = true;
-        out->train_tokens = (double)job->tokens * (job->epochs > 0 ? job->epochs : 1.0);
+        out->train_tokens = (double)epoch_tokens * (job->epochs > 0 ? job->epochs : 1.0);
         out->train_hours = out->train_tokens / out->tokens_per_s / GPUPLAN_S_PER_HOUR;
     }
 }
@@ -744,6 +833,9 @@ static void infer_eval(struct ctx *c, struct gpuplan_throughput *out)
     out->tokens_per_s = out->decode_tokens_per_s;
     out->tokens_per_s_per_gpu = out->tokens_per_s / n;
     out->tokens_per_step = batch;
+    out->dp = 1; /* one replica: tensor parallel inside a server, pipeline across servers */
+    out->tp = tp;
+    out->pp = c->n_gpus / tp;
     out->compute_s = t_cmp;
     out->memory_s = t_mem;
     out->comm_s = t_tp;
@@ -817,6 +909,39 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
                                                           (double)profile->hidden_size / tp);
     out->achieved_tflops = peak * out->efficiency;
     c.achieved_flops_per_s = out->achieved_tflops * GPUPLAN_FLOPS_PER_TFLOP;
+    /*
+     * FP8 recipes (Transformer Engine, torchao Float8) quantise the linear
+     * layers only; SDPA / FlashAttention runs in bf16 at the bf16 peak, with
+     * the same generation and size factors (the efficiency without FP8_FACTOR).
+     */
+    c.attention_flops_per_s = c.achieved_flops_per_s;
+    if (job->precision == GPUPLAN_PRECISION_FP8_MIXED) {
+        const double bf16_peak = peak_tflops(gpu, GPUPLAN_PRECISION_BF16_MIXED);
+        c.attention_flops_per_s =
+            bf16_peak * min2(out->efficiency / FP8_FACTOR, 1.0) * GPUPLAN_FLOPS_PER_TFLOP;
+    }
     train_eval(&c, out);
     return GPUPLAN_OK;
+}
+
+enum gpuplan_status gpuplan_throughput_estimate(const struct gpuplan_model *model,
+                                                const struct gpuplan_job *job,
+                                                const struct gpuplan_gpu *gpu,
+                                                const struct gpuplan_platform *platform,
+                                                struct gpuplan_throughput *out,
+                                                struct gpuplan_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct gpuplan_throughput_profile profile;
+    enum gpuplan_status st = gpuplan_throughput_profile_build(&profile, model, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    struct gpuplan_throughput_system sys;
+    gpuplan_throughput_system_init(&sys);
+    sys.gpu = gpu;
+    sys.platform = platform;
+    /* The job as the memory estimate sees it (QLoRA checkpointing, DDP on > 1 GPU). */
+    struct gpuplan_job resolved;
+    gpuplan_job_resolve(job, &resolved);
+    return gpuplan_throughput_eval(&profile, &resolved, &sys, out, err);
 }

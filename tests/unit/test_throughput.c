@@ -48,6 +48,7 @@ static void build(struct gpuplan_model *m, const struct dims *d)
     m->arch.head_dim = d->hidden / d->heads;
     m->arch.intermediate_size = d->inter;
     m->arch.vocab_size = d->vocab;
+    m->arch.gated_mlp = true;
     m->arch.is_moe = d->experts > 0;
     m->arch.n_experts = d->experts;
     m->arch.n_experts_per_token = d->top_k;
@@ -196,6 +197,17 @@ static void test_lora_skips_weight_gradients(void **state)
     gpuplan_model_release(&f.model);
 }
 
+/*
+ * Eager non-matmul bytes per token, forward, Llama-2-7B (h 4096, 32 heads = 32
+ * KV heads, I 11008, 32 layers): 2 RMSNorms 36 h, rotary 20 (q + k), output
+ * transpose 4 q, residuals 12 h, SwiGLU 10 I per layer.
+ */
+static double eager_bytes_7b(void)
+{
+    const double h = 4096, q = 4096, k = 4096, i = 11008;
+    return 32 * (2 * 36 * h + 20 * (q + k) + 4 * q + 12 * h + 10 * i);
+}
+
 static void test_time_and_mfu_consistency(void **state)
 {
     (void)state;
@@ -210,9 +222,13 @@ static void test_time_and_mfu_consistency(void **state)
     gpuplan_error_init(&err);
     f.sys.efficiency_override = 0.5;
     assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err), GPUPLAN_OK);
-    /* single GPU, compute-bound: step = FLOPs / (989e12 * 0.5) + optimizer step */
+    /*
+     * single GPU, compute-bound: step = FLOPs / (989e12 * 0.5) + eager non-matmul
+     * traffic (forward + 2x backward) at 80 % of 3.35 TB/s + optimizer step
+     */
     const double tokens = 2.0 * 4096;
-    const double compute = t.flops_per_token * tokens / (989e12 * 0.5);
+    const double compute = t.flops_per_token * tokens / (989e12 * 0.5) +
+                           3.0 * eager_bytes_7b() * tokens / (3350e9 * 0.8);
     assert_true(rel(t.compute_s, compute) < 1e-9);
     assert_true(t.step_time_s > compute);
     assert_true(t.step_time_s < compute * 1.3);
@@ -222,6 +238,65 @@ static void test_time_and_mfu_consistency(void **state)
     assert_true(t.has_train_time);
     assert_true(rel(t.train_hours, 2e9 / t.tokens_per_s / 3600.0) < 1e-12);
     assert_string_equal(gpuplan_bottleneck_name(t.bottleneck), "compute");
+    gpuplan_model_release(&f.model);
+}
+
+/*
+ * Compile fuses the norm / rotary / SwiGLU chains (docs/formulas-time-cost.md);
+ * fp8 runs the linears at the fp8 peak and attention at the bf16 peak.
+ */
+static void test_compile_and_fp8_attention(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    struct gpuplan_job job;
+    job_default(&job, 1);
+    struct gpuplan_throughput eager, fused, fp8;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    f.sys.efficiency_override = 0.5;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &eager, &err), GPUPLAN_OK);
+    job.compile = true;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &fused, &err), GPUPLAN_OK);
+    const double tokens = 2.0 * 4096, h = 4096, i = 11008;
+    const double fused_bytes = 32 * (12 * h + 4 * (h + h) + 6 * i);
+    assert_true(rel(eager.compute_s - fused.compute_s,
+                    3.0 * (eager_bytes_7b() - fused_bytes) * tokens / (3350e9 * 0.8)) < 1e-9);
+    assert_true(fused.tokens_per_s > eager.tokens_per_s);
+    job.precision = GPUPLAN_PRECISION_FP8_MIXED;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &fp8, &err), GPUPLAN_OK);
+    const double attn = 3.0 * f.attn_fwd; /* forward + 2x backward, no recompute */
+    const double expect = (fp8.flops_per_token - attn) * tokens / (1979e12 * 0.5) +
+                          attn * tokens / (989e12 * (0.5 / 0.66)) +
+                          3.0 * fused_bytes * tokens / (3350e9 * 0.8);
+    assert_true(rel(fp8.compute_s, expect) < 1e-9);
+    gpuplan_model_release(&f.model);
+}
+
+/* --dataset-tokens is --tokens under the dataset's name; giving both is a usage error. */
+static void test_dataset_tokens(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    struct gpuplan_job job;
+    job_default(&job, 1);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_job_set(&job, "dataset-tokens", "5e8", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&job, "epochs", "3", &err), GPUPLAN_OK);
+    struct gpuplan_throughput t;
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &t, &err), GPUPLAN_OK);
+    assert_true(t.has_train_time);
+    assert_true(rel(t.train_tokens, 1.5e9) < 1e-12);
+    assert_true(rel(t.train_hours, 1.5e9 / t.tokens_per_s / 3600.0) < 1e-12);
+    assert_int_equal(gpuplan_job_set(&job, "tokens", "1e9", &err), GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.message, "dataset-tokens"));
+    struct gpuplan_job other;
+    job_default(&other, 1);
+    assert_int_equal(gpuplan_job_set(&other, "tokens", "1e9", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&other, "dataset_tokens", "1e9", &err), GPUPLAN_ERR_USAGE);
     gpuplan_model_release(&f.model);
 }
 
@@ -334,6 +409,8 @@ int main(void)
         cmocka_unit_test(test_full_flops_6n_and_8n),
         cmocka_unit_test(test_lora_skips_weight_gradients),
         cmocka_unit_test(test_time_and_mfu_consistency),
+        cmocka_unit_test(test_compile_and_fp8_attention),
+        cmocka_unit_test(test_dataset_tokens),
         cmocka_unit_test(test_decode_bound_by_bandwidth),
         cmocka_unit_test(test_pcie_loses_to_nvlink),
         cmocka_unit_test(test_moe_uses_active_params),
