@@ -175,6 +175,15 @@ ECO_OUT    := $(BUILD)/gpuplan.1 $(BUILD)/completions/gpuplan.bash $(BUILD)/comp
               $(BUILD)/po/gpuplan.pot $(MO_FILES)
 XGETTEXT_FLAGS := --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ \
                   --keyword=cli_usage_error:2 --flag=cli_usage_error:2:c-format \
+                  --keyword=GPUPLAN_TR --flag=GPUPLAN_TR:1:c-format --keyword=GPUPLAN_N_ \
+                  --keyword=gpuplan_error_set:4 --flag=gpuplan_error_set:4:c-format \
+                  --keyword=gpuplan_error_hint:2 --flag=gpuplan_error_hint:2:c-format \
+                  --keyword=gpuplan_cursor_fail:5 --flag=gpuplan_cursor_fail:5:c-format \
+                  --keyword=gpuplan_json_scan_fail:5 --flag=gpuplan_json_scan_fail:5:c-format \
+                  --keyword=tensor_fail:5 --flag=tensor_fail:5:c-format \
+                  --keyword=add_text:4 --flag=add_text:4:c-format --keyword=field_error:6 \
+                  --keyword=REASON:2 --flag=REASON:2:c-format \
+                  --keyword=WARNING:2 --flag=WARNING:2:c-format \
                   --add-comments=TRANSLATORS: --package-name=gpuplan --package-version=$(VERSION)
 BINDIR     := $(PREFIX)/bin
 LIBDIR     := $(PREFIX)/lib

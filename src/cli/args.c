@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "i18n.h"
 
 /* Match "--name value" or "--name=value"; advances *i past a separate value. */
 const char *cli_option_value(int argc, char **argv, int *i, const char *name, bool *matched)
@@ -44,7 +45,7 @@ int cli_parse_common(int argc,
         bool matched = false;
         const char *value;
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            fputs(help, stdout);
+            fputs(_(help), stdout);
             return CLI_OK;
         }
         value = cli_option_value(argc, argv, &i, "--format", &matched);

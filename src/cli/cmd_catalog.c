@@ -4,29 +4,30 @@
  */
 #include "cli.h"
 #include "gpuplan/render.h"
+#include "i18n.h"
 
 static const char gpus_help[] =
-    "usage: gpuplan gpus [--format text|json|csv|md] [--catalog DIR]\n"
-    "\n"
-    "List the GPUs of the catalog: memory, bandwidth, dense TFLOPS, interconnect, power,\n"
-    "indicative prices, and the source and date of every record.\n"
-    "\n"
-    "options:\n"
-    "  --format FORMAT     text (default), json, csv or md\n"
-    "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
-    "                      embedded catalog\n"
-    "  -h, --help          show this help\n";
+    N_("usage: gpuplan gpus [--format text|json|csv|md] [--catalog DIR]\n"
+       "\n"
+       "List the GPUs of the catalog: memory, bandwidth, dense TFLOPS, interconnect, power,\n"
+       "indicative prices, and the source and date of every record.\n"
+       "\n"
+       "options:\n"
+       "  --format FORMAT     text (default), json, csv or md\n"
+       "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
+       "                      embedded catalog\n"
+       "  -h, --help          show this help\n");
 
 static const char models_help[] =
-    "usage: gpuplan models [--format text|json|csv|md] [--catalog DIR]\n"
-    "\n"
-    "List the curated models of the catalog with their architecture family, exact\n"
-    "parameter count and source.\n"
-    "\n"
-    "options:\n"
-    "  --format FORMAT     text (default), json, csv or md\n"
-    "  --catalog DIR       read catalog files from DIR over the embedded catalog\n"
-    "  -h, --help          show this help\n";
+    N_("usage: gpuplan models [--format text|json|csv|md] [--catalog DIR]\n"
+       "\n"
+       "List the curated models of the catalog with their architecture family, exact\n"
+       "parameter count and source.\n"
+       "\n"
+       "options:\n"
+       "  --format FORMAT     text (default), json, csv or md\n"
+       "  --catalog DIR       read catalog files from DIR over the embedded catalog\n"
+       "  -h, --help          show this help\n");
 
 static int list(int argc,
                 char **argv,

@@ -14,23 +14,24 @@
 
 #include "cli.h"
 #include "gpuplan/detect.h"
+#include "i18n.h"
 
 static void detect_help(void)
 {
-    fputs("usage: gpuplan detect [--format text|json] [--catalog DIR] [--nvml-library PATH]\n"
-          "                      [--sysfs-root DIR]\n"
-          "\n"
-          "List this machine's GPUs: NVIDIA through NVML (loaded at run time),\n"
-          "AMD through the amdgpu sysfs files. Each GPU is matched to a catalog id.\n"
-          "\n"
-          "options:\n"
-          "  --format text|json   output format (default text)\n"
-          "  --catalog DIR        extend the catalog the GPUs are matched against\n"
-          "  --nvml-library PATH  NVML library to load (default $GPUPLAN_NVML_LIBRARY,\n"
-          "                       else libnvidia-ml.so.1)\n"
-          "  --sysfs-root DIR     sysfs root for AMD GPUs (default $GPUPLAN_SYSFS_ROOT,\n"
-          "                       else /sys)\n"
-          "  -h, --help           show this help\n",
+    fputs(_("usage: gpuplan detect [--format text|json] [--catalog DIR] [--nvml-library PATH]\n"
+            "                      [--sysfs-root DIR]\n"
+            "\n"
+            "List this machine's GPUs: NVIDIA through NVML (loaded at run time),\n"
+            "AMD through the amdgpu sysfs files. Each GPU is matched to a catalog id.\n"
+            "\n"
+            "options:\n"
+            "  --format text|json   output format (default text)\n"
+            "  --catalog DIR        extend the catalog the GPUs are matched against\n"
+            "  --nvml-library PATH  NVML library to load (default $GPUPLAN_NVML_LIBRARY,\n"
+            "                       else libnvidia-ml.so.1)\n"
+            "  --sysfs-root DIR     sysfs root for AMD GPUs (default $GPUPLAN_SYSFS_ROOT,\n"
+            "                       else /sys)\n"
+            "  -h, --help           show this help\n"),
           stdout);
 }
 
@@ -102,7 +103,7 @@ int cmd_detect(int argc, char **argv)
     gpuplan_error_init(&err);
     struct gpuplan_detect_result *result = calloc(1, sizeof *result);
     if (!result) {
-        fputs("gpuplan: error: out of memory\n", stderr);
+        fputs(_("gpuplan: error: out of memory\n"), stderr);
         return CLI_RUN_ERROR;
     }
     struct gpuplan_buf out;

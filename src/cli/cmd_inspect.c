@@ -7,22 +7,23 @@
 
 #include "cli.h"
 #include "gpuplan/inspect.h"
+#include "i18n.h"
 
 static const char inspect_help[] =
-    "usage: gpuplan inspect MODEL [--format text|json] [--catalog DIR]\n"
-    "\n"
-    "Print a model's architecture, exact parameter counts (total, active per token for\n"
-    "MoE), a breakdown by role, and bytes by dtype on disk, read from headers only.\n"
-    "\n"
-    "MODEL is a catalog id (see 'gpuplan models'), or a path to a config.json, a\n"
-    "*.safetensors file, a model.safetensors.index.json, a *.gguf file, or a directory\n"
-    "holding config.json and weights.\n"
-    "\n"
-    "options:\n"
-    "  --format text|json  output format (default text)\n"
-    "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
-    "                      embedded catalog\n"
-    "  -h, --help          show this help\n";
+    N_("usage: gpuplan inspect MODEL [--format text|json] [--catalog DIR]\n"
+       "\n"
+       "Print a model's architecture, exact parameter counts (total, active per token for\n"
+       "MoE), a breakdown by role, and bytes by dtype on disk, read from headers only.\n"
+       "\n"
+       "MODEL is a catalog id (see 'gpuplan models'), or a path to a config.json, a\n"
+       "*.safetensors file, a model.safetensors.index.json, a *.gguf file, or a directory\n"
+       "holding config.json and weights.\n"
+       "\n"
+       "options:\n"
+       "  --format text|json  output format (default text)\n"
+       "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
+       "                      embedded catalog\n"
+       "  -h, --help          show this help\n");
 
 int cmd_inspect(int argc, char **argv)
 {

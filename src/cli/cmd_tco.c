@@ -14,35 +14,36 @@
 #include "cli.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/render.h"
+#include "i18n.h"
 
 static const char tco_help[] =
-    "usage: gpuplan tco --gpu ID:N [options]\n"
-    "\n"
-    "Monthly cost of owning vs renting N GPUs, break-even in months at your use,\n"
-    "break-even hours per day over the depreciation period, and the cumulative cost.\n"
-    "\n"
-    "options:\n"
-    "  --gpu ID:N              catalog GPU id and count (required), e.g. h100-sxm:8\n"
-    "  --platform ID           catalog server platform (default: the GPU's first)\n"
-    "  --hours-per-day H       hours of use per day (default 8)\n"
-    "  --years Y               depreciation period, 1..10 (default 3)\n"
-    "  --cloud-price USD       on-demand USD per GPU-hour (default: catalog)\n"
-    "  --gpu-price USD         purchase price per GPU (default: catalog)\n"
-    "  --platform-price USD    server without GPUs (default: catalog or assumption)\n"
-    "  --ram-price USD         extra RAM per server (default 0)\n"
-    "  --nvme-price USD        extra NVMe per server (default 0)\n"
-    "  --network-price USD     network per server (default: 0 for one server)\n"
-    "  --gpu-tdp W             board power per GPU (default: catalog)\n"
-    "  --load F                fraction of TDP drawn in use (default 0.8)\n"
-    "  --platform-power W      server power without GPUs, in use (default 3000 SXM / 1000)\n"
-    "  --idle-power W          server power when not in use\n"
-    "  --pue F                 facility PUE (default 1.4)\n"
-    "  --power-price USD_PER_KWH  electricity (default 0.12)\n"
-    "  --maintenance F         fraction of capex per year (default 0.10)\n"
-    "  --colocation USD        per server per year (default $100 per kW-month of IT load)\n"
-    "  --format text|json|html output format (default text)\n"
-    "  --catalog DIR           add or replace catalog records from DIR\n"
-    "  --help                  show this help\n";
+    N_("usage: gpuplan tco --gpu ID:N [options]\n"
+       "\n"
+       "Monthly cost of owning vs renting N GPUs, break-even in months at your use,\n"
+       "break-even hours per day over the depreciation period, and the cumulative cost.\n"
+       "\n"
+       "options:\n"
+       "  --gpu ID:N              catalog GPU id and count (required), e.g. h100-sxm:8\n"
+       "  --platform ID           catalog server platform (default: the GPU's first)\n"
+       "  --hours-per-day H       hours of use per day (default 8)\n"
+       "  --years Y               depreciation period, 1..10 (default 3)\n"
+       "  --cloud-price USD       on-demand USD per GPU-hour (default: catalog)\n"
+       "  --gpu-price USD         purchase price per GPU (default: catalog)\n"
+       "  --platform-price USD    server without GPUs (default: catalog or assumption)\n"
+       "  --ram-price USD         extra RAM per server (default 0)\n"
+       "  --nvme-price USD        extra NVMe per server (default 0)\n"
+       "  --network-price USD     network per server (default: 0 for one server)\n"
+       "  --gpu-tdp W             board power per GPU (default: catalog)\n"
+       "  --load F                fraction of TDP drawn in use (default 0.8)\n"
+       "  --platform-power W      server power without GPUs, in use (default 3000 SXM / 1000)\n"
+       "  --idle-power W          server power when not in use\n"
+       "  --pue F                 facility PUE (default 1.4)\n"
+       "  --power-price USD_PER_KWH  electricity (default 0.12)\n"
+       "  --maintenance F         fraction of capex per year (default 0.10)\n"
+       "  --colocation USD        per server per year (default $100 per kW-month of IT load)\n"
+       "  --format text|json|html output format (default text)\n"
+       "  --catalog DIR           add or replace catalog records from DIR\n"
+       "  --help                  show this help\n");
 
 struct tco_args {
     const char *gpu;
@@ -78,7 +79,7 @@ static int parse_args(int argc, char **argv, struct tco_args *a)
     gpuplan_error_init(&err);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(tco_help, stdout);
+            fputs(_(tco_help), stdout);
             return CLI_OK;
         }
         bool missing = false;
@@ -197,7 +198,7 @@ int cmd_tco(int argc, char **argv)
     }
     struct gpuplan_tco *tco = malloc(sizeof *tco);
     if (!tco) {
-        perror("gpuplan: error");
+        perror(_("gpuplan: error"));
         rc = CLI_RUN_ERROR;
         goto out;
     }

@@ -132,3 +132,8 @@ int cli_i18n_init(const char *lang)
     leave_c_locale();
     return 0;
 }
+
+void cli_i18n_english(void)
+{
+    setlocale(LC_MESSAGES, "C");
+}

@@ -29,6 +29,15 @@
  */
 int cli_i18n_init(const char *lang);
 
+/*
+ * Stop translating for the rest of the run: LC_MESSAGES back to "C", where
+ * gettext (the CLI's and the library's) returns every msgid unchanged. For
+ * output that programs read (--format json|csv) and for `gpuplan serve`, so
+ * JSON, CSV and HTTP stay English and byte-identical in every language, the
+ * error messages included.
+ */
+void cli_i18n_english(void);
+
 /* The accepted --lang values, e.g. "en|ru". */
 extern const char cli_i18n_languages[];
 

@@ -8,6 +8,7 @@
  * completion), all generated from the same tables as --help (helpdoc.h).
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -160,6 +161,28 @@ static int take_lang(int *argc, char **argv, const char **lang)
     return rc;
 }
 
+/*
+ * Output for programs stays English whatever the language: `serve` (HTTP and
+ * JSON) and --format json|csv. The library formats reasons and errors through
+ * the same catalog as the CLI, so this is decided before any command runs.
+ */
+static bool wants_english(int argc, char **argv)
+{
+    bool serve = argc >= 2 && strcmp(argv[1], "serve") == 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            serve = false; /* `serve --help` is for a person */
+        const char *value = NULL;
+        if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+            value = argv[i + 1];
+        else if (strncmp(argv[i], "--format=", 9) == 0)
+            value = argv[i] + 9;
+        if (value && (strcmp(value, "json") == 0 || strcmp(value, "csv") == 0))
+            return true;
+    }
+    return serve;
+}
+
 int main(int argc, char **argv)
 {
     /* Completion words are the shell's, untouched (they may hold "--lang"). */
@@ -172,6 +195,8 @@ int main(int argc, char **argv)
                                cli_i18n_languages);
     if (lang_rc != 0)
         return cli_usage_error(NULL, "option '--lang' needs a value (%s)", cli_i18n_languages);
+    if (wants_english(argc, argv))
+        cli_i18n_english();
     if (argc < 2) {
         print_help(stderr);
         return CLI_USAGE;

@@ -27,6 +27,8 @@
 #include "json_internal.h"
 #include "levenshtein.h"
 
+#include "i18n_internal.h"
+
 /* Hard caps on what one file may hold (the embedded catalog has < 200 records). */
 #define MAX_RECORDS_PER_FILE 4096
 /* Largest plausible figures: 100 TB of memory per GPU (the brief's bound), 1 MW per device. */
@@ -136,8 +138,8 @@ static enum gpuplan_status get_string(const json_t *obj,
     if (st != GPUPLAN_OK)
         return st;
     if (required && !out[0])
-        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, "'%s' is empty in '%s'", key,
-                    at->where);
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, GPUPLAN_TR("'%s' is empty in '%s'"),
+                    key, at->where);
     return GPUPLAN_OK;
 }
 
@@ -154,8 +156,8 @@ static enum gpuplan_status get_date(const json_t *obj,
         return st;
     if (out[0] && !is_valid_date(out))
         return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
-                    "'%s' is '%s' in '%s'; must be a date YYYY-MM or YYYY-MM-DD", key, out,
-                    at->where);
+                    GPUPLAN_TR("'%s' is '%s' in '%s'; must be a date YYYY-MM or YYYY-MM-DD"), key,
+                    out, at->where);
     return GPUPLAN_OK;
 }
 
@@ -176,8 +178,8 @@ static enum gpuplan_status get_number(const json_t *obj,
     const json_t *v = json_object_get(obj, key);
     if (!v || json_is_null(v)) {
         if (required)
-            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, "'%s' is missing in '%s'", key,
-                        at->where);
+            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
+                        GPUPLAN_TR("'%s' is missing in '%s'"), key, at->where);
         return GPUPLAN_OK;
     }
     double d = 0.0;
@@ -187,7 +189,7 @@ static enum gpuplan_status get_number(const json_t *obj,
         return st;
     if ((positive && !(d > 0.0)) || d < 0.0 || d > max)
         return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
-                    "'%s' is %g in '%s'; must be %s 0 and <= %g", key, d, at->where,
+                    GPUPLAN_TR("'%s' is %g in '%s'; must be %s 0 and <= %g"), key, d, at->where,
                     positive ? ">" : ">=", max);
     *out = d;
     if (present)
@@ -208,8 +210,8 @@ static enum gpuplan_status get_count(const json_t *obj,
     const json_t *value = json_object_get(obj, key);
     if (!value || json_is_null(value)) {
         if (required)
-            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, "'%s' is missing in '%s'", key,
-                        at->where);
+            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
+                        GPUPLAN_TR("'%s' is missing in '%s'"), key, at->where);
         return GPUPLAN_OK;
     }
     const enum gpuplan_status st =
@@ -218,8 +220,9 @@ static enum gpuplan_status get_count(const json_t *obj,
         return st;
     if (v < min || v > max)
         return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
-                    "'%s' is %llu in '%s'; must be %llu..%llu", key, (unsigned long long)v,
-                    at->where, (unsigned long long)min, (unsigned long long)max);
+                    GPUPLAN_TR("'%s' is %llu in '%s'; must be %llu..%llu"), key,
+                    (unsigned long long)v, at->where, (unsigned long long)min,
+                    (unsigned long long)max);
     *out = (uint32_t)v;
     return GPUPLAN_OK;
 }
@@ -249,8 +252,9 @@ static enum gpuplan_status get_enum(const json_t *obj,
         if (w > 0 && (size_t)w < sizeof allowed - used)
             used += (size_t)w;
     }
-    return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, "'%s' is '%s' in '%s'; must be one of %s",
-                key, text, at->where, allowed);
+    return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
+                GPUPLAN_TR("'%s' is '%s' in '%s'; must be one of %s"), key, text, at->where,
+                allowed);
 }
 
 /* Every key of `obj` must be in `keys` (NULL-terminated). */
@@ -269,8 +273,8 @@ static enum gpuplan_status check_keys(const json_t *obj,
         for (size_t i = 0; keys[i] && !known; i++)
             known = strcmp(key, keys[i]) == 0;
         if (!known) {
-            fail(err, GPUPLAN_ERR_INVALID_INPUT, at, NULL, "unknown key '%s' in '%s'", key,
-                 at->where);
+            fail(err, GPUPLAN_ERR_INVALID_INPUT, at, NULL, GPUPLAN_TR("unknown key '%s' in '%s'"),
+                 key, at->where);
             gpuplan_error_hint(err, "see docs/catalog.md for the fields of each record");
             return GPUPLAN_ERR_INVALID_INPUT;
         }
@@ -338,22 +342,22 @@ static enum gpuplan_status parse_gpu_platforms(const json_t *rec,
         return GPUPLAN_OK;
     if (!json_is_array(list))
         return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "platforms",
-                    "'platforms' must be an array of platform ids in '%s'", at->where);
+                    GPUPLAN_TR("'platforms' must be an array of platform ids in '%s'"), at->where);
     if (json_array_size(list) > GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU)
         return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "platforms",
-                    "'platforms' has %zu entries in '%s'; must be <= %d", json_array_size(list),
-                    at->where, GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU);
+                    GPUPLAN_TR("'platforms' has %zu entries in '%s'; must be <= %d"),
+                    json_array_size(list), at->where, GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU);
     for (size_t i = 0; i < json_array_size(list); i++) {
         const json_t *item = json_array_get(list, i);
         char key[32];
         (void)snprintf(key, sizeof key, "platforms[%zu]", i);
         if (!json_is_string(item) || json_string_length(item) >= sizeof gpu->platforms[0])
             return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
-                        "'%s' must be a platform id string in '%s'", key, at->where);
+                        GPUPLAN_TR("'%s' must be a platform id string in '%s'"), key, at->where);
         const char *id = json_string_value(item);
         if (!find_platform(catalog, id)) {
-            fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, "unknown platform '%s' in '%s'", id,
-                 at->where);
+            fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
+                 GPUPLAN_TR("unknown platform '%s' in '%s'"), id, at->where);
             gpuplan_error_hint(err, "add it to platforms.json, or use a platform id of the "
                                     "catalog");
             return GPUPLAN_ERR_INVALID_INPUT;
@@ -521,17 +525,19 @@ static enum gpuplan_status parse_gpu_counts(const json_t *rec,
     const json_t *list = json_object_get(rec, "gpu_counts");
     const size_t cap = sizeof p->gpu_counts / sizeof p->gpu_counts[0];
     if (!json_is_array(list) || json_array_size(list) == 0 || json_array_size(list) > cap)
-        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "gpu_counts",
-                    "'gpu_counts' must be an array of 1..%zu increasing GPU counts in '%s'", cap,
-                    at->where);
+        return fail(
+            err, GPUPLAN_ERR_INVALID_INPUT, at, "gpu_counts",
+            GPUPLAN_TR("'gpu_counts' must be an array of 1..%zu increasing GPU counts in '%s'"),
+            cap, at->where);
     for (size_t i = 0; i < json_array_size(list); i++) {
         uint64_t n = 0;
         if (!gpuplan_json_as_u64(json_array_get(list, i), &n) || n < 1 || n > p->max_gpus ||
             (i > 0 && n <= p->gpu_counts[i - 1]))
-            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "gpu_counts",
-                        "'gpu_counts[%zu]' is invalid in '%s'; counts must increase within "
-                        "1..%u (max_gpus)",
-                        i, at->where, p->max_gpus);
+            return fail(
+                err, GPUPLAN_ERR_INVALID_INPUT, at, "gpu_counts",
+                GPUPLAN_TR("'gpu_counts[%zu]' is invalid in '%s'; counts must increase within "
+                           "1..%u (max_gpus)"),
+                i, at->where, p->max_gpus);
         p->gpu_counts[i] = (uint32_t)n;
         p->n_gpu_counts = i + 1;
     }
@@ -607,7 +613,8 @@ dump_config(const json_t *rec, const struct loc *at, char **text, struct gpuplan
     const json_t *config = json_object_get(rec, "config");
     if (!json_is_object(config))
         return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "config",
-                    "'config' must be the model's config.json object in '%s'", at->where);
+                    GPUPLAN_TR("'config' must be the model's config.json object in '%s'"),
+                    at->where);
     *text = json_dumps(config, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
     if (!*text)
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, at->where, "out of memory");
@@ -615,7 +622,7 @@ dump_config(const json_t *rec, const struct loc *at, char **text, struct gpuplan
         free(*text);
         *text = NULL;
         return fail(err, GPUPLAN_ERR_TOO_LARGE, at, "config",
-                    "'config' is larger than %llu bytes in '%s'",
+                    GPUPLAN_TR("'config' is larger than %llu bytes in '%s'"),
                     (unsigned long long)MAX_CONFIG_BYTES, at->where);
     }
     return GPUPLAN_OK;
@@ -774,19 +781,21 @@ static enum gpuplan_status record_id(const json_t *records,
 {
     const json_t *rec = json_array_get(records, i);
     if (!json_is_object(rec))
-        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, NULL, "record must be an object in '%s'",
-                    at->where);
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, NULL,
+                    GPUPLAN_TR("record must be an object in '%s'"), at->where);
     enum gpuplan_status st = get_string(rec, at, "id", true, id, id_size, err);
     if (st != GPUPLAN_OK)
         return st;
     if (!is_valid_id(id))
         return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "id",
-                    "'id' is '%s' in '%s'; must use only a-z, 0-9, '-', '.', '_'", id, at->where);
+                    GPUPLAN_TR("'id' is '%s' in '%s'; must use only a-z, 0-9, '-', '.', '_'"), id,
+                    at->where);
     for (size_t j = 0; j < i; j++) {
         const json_t *other = json_object_get(json_array_get(records, j), "id");
         if (json_is_string(other) && strcmp(json_string_value(other), id) == 0)
             return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "id",
-                        "duplicate id '%s' in '%s'; record %zu has it too", id, at->where, j);
+                        GPUPLAN_TR("duplicate id '%s' in '%s'; record %zu has it too"), id,
+                        at->where, j);
     }
     return GPUPLAN_OK;
 }
@@ -808,14 +817,15 @@ static enum gpuplan_status check_top_level(const json_t *root,
         return st;
     if (version != 1)
         return fail(err, GPUPLAN_ERR_UNSUPPORTED, &at, "schema_version",
-                    "'schema_version' is %u in '%s'; this version reads 1", version, where);
+                    GPUPLAN_TR("'schema_version' is %u in '%s'; this version reads 1"), version,
+                    where);
     *records = json_object_get(root, kind_keys[kind]);
     if (!json_is_array(*records))
         return fail(err, GPUPLAN_ERR_INVALID_INPUT, &at, kind_keys[kind],
-                    "'%s' must be an array of records in '%s'", kind_keys[kind], where);
+                    GPUPLAN_TR("'%s' must be an array of records in '%s'"), kind_keys[kind], where);
     if (json_array_size(*records) > MAX_RECORDS_PER_FILE)
         return fail(err, GPUPLAN_ERR_TOO_LARGE, &at, kind_keys[kind],
-                    "'%s' has %zu records in '%s'; the limit is %d", kind_keys[kind],
+                    GPUPLAN_TR("'%s' has %zu records in '%s'; the limit is %d"), kind_keys[kind],
                     json_array_size(*records), where, MAX_RECORDS_PER_FILE);
     return GPUPLAN_OK;
 }

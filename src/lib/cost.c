@@ -13,6 +13,8 @@
 
 #include "gpuplan/units.h"
 
+#include "i18n_internal.h"
+
 /*
  * Stated assumptions (docs/tco.md):
  * - platform price without GPUs when the catalog has no platform: an 8-way
@@ -136,14 +138,14 @@ enum gpuplan_status gpuplan_cost_inputs_init(struct gpuplan_cost_inputs *in,
         put(in, GPUPLAN_COST_GPU_PRICE, gpu->price_usd, GPUPLAN_COST_FROM_CATALOG, note);
     } else {
         put(in, GPUPLAN_COST_GPU_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
-            "no catalog price: pass --gpu-price");
+            GPUPLAN_N_("no catalog price: pass --gpu-price"));
     }
     if (gpu->cloud_usd_per_hour > 0) {
         snprintf(note, sizeof note, "catalog %s cloud_usd_per_hour (%s)", gpu->id, gpu->cloud_date);
         put(in, GPUPLAN_COST_CLOUD_PRICE, gpu->cloud_usd_per_hour, GPUPLAN_COST_FROM_CATALOG, note);
     } else {
         put(in, GPUPLAN_COST_CLOUD_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
-            "no catalog cloud rate: pass --cloud-price");
+            GPUPLAN_N_("no catalog cloud rate: pass --cloud-price"));
     }
     const bool big = is_big_board(gpu->form_factor);
     if (platform && platform->base_price_usd > 0) {
@@ -154,8 +156,8 @@ enum gpuplan_status gpuplan_cost_inputs_init(struct gpuplan_cost_inputs *in,
     } else {
         put(in, GPUPLAN_COST_PLATFORM_PRICE,
             big ? ASSUME_PLATFORM_SXM_USD : ASSUME_PLATFORM_PCIE_USD, GPUPLAN_COST_FROM_ASSUMPTION,
-            big ? "assumption: 8-way SXM/OAM server without GPUs (no sourced figure)"
-                : "assumption: PCIe server without GPUs (no sourced figure)");
+            big ? GPUPLAN_N_("assumption: 8-way SXM/OAM server without GPUs (no sourced figure)")
+                : GPUPLAN_N_("assumption: PCIe server without GPUs (no sourced figure)"));
     }
     if (platform && platform->base_power_w > 0) {
         snprintf(note, sizeof note, "catalog %s base_power_w", platform->id);
@@ -163,44 +165,45 @@ enum gpuplan_status gpuplan_cost_inputs_init(struct gpuplan_cost_inputs *in,
             note);
     } else {
         put(in, GPUPLAN_COST_PLATFORM_POWER, big ? ASSUME_PLATFORM_SXM_W : ASSUME_PLATFORM_PCIE_W,
-            GPUPLAN_COST_FROM_ASSUMPTION, "assumption: CPUs, RAM, fans, NICs, switches in use");
+            GPUPLAN_COST_FROM_ASSUMPTION,
+            GPUPLAN_N_("assumption: CPUs, RAM, fans, NICs, switches in use"));
     }
     put(in, GPUPLAN_COST_RAM_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
-        "assumption: included in the platform price");
+        GPUPLAN_N_("assumption: included in the platform price"));
     put(in, GPUPLAN_COST_NVME_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
-        "assumption: included in the platform price");
+        GPUPLAN_N_("assumption: included in the platform price"));
     if (in->n_servers > 1) {
         const double usd = ASSUME_NETWORK_USD_PER_GPU * n_gpus / in->n_servers;
         put(in, GPUPLAN_COST_NETWORK_PRICE, usd, GPUPLAN_COST_FROM_ASSUMPTION,
-            "assumption: $2,500 per GPU for a 400 Gb/s NIC, switch port and cable");
+            GPUPLAN_N_("assumption: $2,500 per GPU for a 400 Gb/s NIC, switch port and cable"));
     } else {
         put(in, GPUPLAN_COST_NETWORK_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
-            "assumption: one server, no cluster network");
+            GPUPLAN_N_("assumption: one server, no cluster network"));
     }
     snprintf(note, sizeof note, "catalog %s tdp_w", gpu->id);
     put(in, GPUPLAN_COST_GPU_TDP, gpu->tdp_w, GPUPLAN_COST_FROM_CATALOG, note);
     put(in, GPUPLAN_COST_GPU_LOAD, ASSUME_GPU_LOAD, GPUPLAN_COST_FROM_ASSUMPTION,
-        "assumption: average board power while training");
+        GPUPLAN_N_("assumption: average board power while training"));
     const double idle = ASSUME_GPU_IDLE_FRACTION * gpu->tdp_w * per_server +
                         ASSUME_PLATFORM_IDLE_FRACTION * in->v[GPUPLAN_COST_PLATFORM_POWER].value;
     put(in, GPUPLAN_COST_IDLE_POWER, idle, GPUPLAN_COST_FROM_ASSUMPTION,
-        "assumption: GPUs at 10 % of TDP, platform at 50 %, when not in use");
+        GPUPLAN_N_("assumption: GPUs at 10 % of TDP, platform at 50 %, when not in use"));
     put(in, GPUPLAN_COST_PUE, ASSUME_PUE, GPUPLAN_COST_FROM_ASSUMPTION,
-        "assumption: modern colocation facility");
+        GPUPLAN_N_("assumption: modern colocation facility"));
     put(in, GPUPLAN_COST_POWER_PRICE, ASSUME_USD_PER_KWH, GPUPLAN_COST_FROM_ASSUMPTION,
-        "assumption: commercial electricity");
+        GPUPLAN_N_("assumption: commercial electricity"));
     put(in, GPUPLAN_COST_MAINTENANCE, ASSUME_MAINTENANCE_PER_YEAR, GPUPLAN_COST_FROM_ASSUMPTION,
-        "assumption: support contract and spares");
+        GPUPLAN_N_("assumption: support contract and spares"));
     const double it_kw =
         (gpu->tdp_w * per_server * ASSUME_GPU_LOAD + in->v[GPUPLAN_COST_PLATFORM_POWER].value) /
         GPUPLAN_W_PER_KW;
     put(in, GPUPLAN_COST_COLOCATION, ASSUME_COLO_USD_PER_KW_MONTH * it_kw * GPUPLAN_MONTHS_PER_YEAR,
         GPUPLAN_COST_FROM_ASSUMPTION,
-        "assumption: $100 per kW of IT load per month, energy billed apart");
+        GPUPLAN_N_("assumption: $100 per kW of IT load per month, energy billed apart"));
     put(in, GPUPLAN_COST_YEARS, ASSUME_YEARS, GPUPLAN_COST_FROM_ASSUMPTION,
-        "assumption: straight-line depreciation");
+        GPUPLAN_N_("assumption: straight-line depreciation"));
     put(in, GPUPLAN_COST_HOURS_PER_DAY, ASSUME_HOURS_PER_DAY, GPUPLAN_COST_FROM_ASSUMPTION,
-        "assumption: one working day");
+        GPUPLAN_N_("assumption: one working day"));
     return GPUPLAN_OK;
 }
 

@@ -6,7 +6,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-void gpuplan_cursor_init(struct gpuplan_cursor *c, const uint8_t *data, size_t len, const char *where)
+#include "i18n_internal.h"
+
+void gpuplan_cursor_init(struct gpuplan_cursor *c,
+                         const uint8_t *data,
+                         size_t len,
+                         const char *where)
 {
     c->data = data;
     c->len = data ? len : 0;
@@ -33,7 +38,7 @@ enum gpuplan_status gpuplan_cursor_fail(const struct gpuplan_cursor *c,
     gpuplan_error_set(err, code, loc, "%s", "");
     va_list ap;
     va_start(ap, fmt);
-    (void)vsnprintf(err->message, sizeof err->message, fmt, ap);
+    (void)vsnprintf(err->message, sizeof err->message, GPUPLAN_TR(fmt), ap);
     va_end(ap);
     return code;
 }
@@ -55,7 +60,8 @@ static uint64_t read_le(const uint8_t *p, unsigned n)
     return v;
 }
 
-enum gpuplan_status gpuplan_cursor_u8(struct gpuplan_cursor *c, uint8_t *out, struct gpuplan_error *err)
+enum gpuplan_status
+gpuplan_cursor_u8(struct gpuplan_cursor *c, uint8_t *out, struct gpuplan_error *err)
 {
     if (need(c, 1, err))
         return GPUPLAN_ERR_INVALID_INPUT;
@@ -63,7 +69,8 @@ enum gpuplan_status gpuplan_cursor_u8(struct gpuplan_cursor *c, uint8_t *out, st
     return GPUPLAN_OK;
 }
 
-enum gpuplan_status gpuplan_cursor_u16(struct gpuplan_cursor *c, uint16_t *out, struct gpuplan_error *err)
+enum gpuplan_status
+gpuplan_cursor_u16(struct gpuplan_cursor *c, uint16_t *out, struct gpuplan_error *err)
 {
     if (need(c, 2, err))
         return GPUPLAN_ERR_INVALID_INPUT;
@@ -72,7 +79,8 @@ enum gpuplan_status gpuplan_cursor_u16(struct gpuplan_cursor *c, uint16_t *out, 
     return GPUPLAN_OK;
 }
 
-enum gpuplan_status gpuplan_cursor_u32(struct gpuplan_cursor *c, uint32_t *out, struct gpuplan_error *err)
+enum gpuplan_status
+gpuplan_cursor_u32(struct gpuplan_cursor *c, uint32_t *out, struct gpuplan_error *err)
 {
     if (need(c, 4, err))
         return GPUPLAN_ERR_INVALID_INPUT;
@@ -81,7 +89,8 @@ enum gpuplan_status gpuplan_cursor_u32(struct gpuplan_cursor *c, uint32_t *out, 
     return GPUPLAN_OK;
 }
 
-enum gpuplan_status gpuplan_cursor_u64(struct gpuplan_cursor *c, uint64_t *out, struct gpuplan_error *err)
+enum gpuplan_status
+gpuplan_cursor_u64(struct gpuplan_cursor *c, uint64_t *out, struct gpuplan_error *err)
 {
     if (need(c, 8, err))
         return GPUPLAN_ERR_INVALID_INPUT;
@@ -102,7 +111,8 @@ enum gpuplan_status gpuplan_cursor_bytes(struct gpuplan_cursor *c,
     return GPUPLAN_OK;
 }
 
-enum gpuplan_status gpuplan_cursor_skip(struct gpuplan_cursor *c, uint64_t n, struct gpuplan_error *err)
+enum gpuplan_status
+gpuplan_cursor_skip(struct gpuplan_cursor *c, uint64_t n, struct gpuplan_error *err)
 {
     const uint8_t *ignored;
     return gpuplan_cursor_bytes(c, n, &ignored, err);

@@ -1,7 +1,12 @@
 /*
  * error.c - the caller-owned error record and status tables.
+ *
+ * Messages and hints are formatted through the catalog (GPUPLAN_TR): English
+ * unless the front-end chose a language (i18n_internal.h).
  */
 #include "gpuplan/error.h"
+
+#include "i18n_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,7 +31,7 @@ enum gpuplan_status gpuplan_error_set(struct gpuplan_error *err,
     (void)snprintf(err->where, sizeof err->where, "%s", where ? where : "");
     va_list ap;
     va_start(ap, fmt);
-    (void)vsnprintf(err->message, sizeof err->message, fmt, ap);
+    (void)vsnprintf(err->message, sizeof err->message, GPUPLAN_TR(fmt), ap);
     va_end(ap);
     return code;
 }
@@ -37,7 +42,7 @@ void gpuplan_error_hint(struct gpuplan_error *err, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    (void)vsnprintf(err->hint, sizeof err->hint, fmt, ap);
+    (void)vsnprintf(err->hint, sizeof err->hint, GPUPLAN_TR(fmt), ap);
     va_end(ap);
 }
 

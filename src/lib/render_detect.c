@@ -13,6 +13,8 @@
 #include "gpuplan/detect.h"
 #include "gpuplan/units.h"
 
+#include "i18n_internal.h"
+
 static const char *vendor_token(enum gpuplan_vendor vendor)
 {
     switch (vendor) {
@@ -40,13 +42,14 @@ static void nvml_reason(const struct gpuplan_detect_nvml *nvml, char *dst, size_
 {
     switch (nvml->status) {
     case GPUPLAN_NVML_SKIPPED:
-        (void)snprintf(dst, dst_size, "NVML not tried");
+        (void)snprintf(dst, dst_size, GPUPLAN_TR("NVML not tried"));
         return;
     case GPUPLAN_NVML_NOT_FOUND:
-        (void)snprintf(dst, dst_size, "%s not found", nvml->library);
+        (void)snprintf(dst, dst_size, GPUPLAN_TR("%s not found"), nvml->library);
         return;
     case GPUPLAN_NVML_LOAD_FAILED:
-        (void)snprintf(dst, dst_size, "%s could not be loaded: %s", nvml->library, nvml->message);
+        (void)snprintf(dst, dst_size, GPUPLAN_TR("%s could not be loaded: %s"), nvml->library,
+                       nvml->message);
         return;
     case GPUPLAN_NVML_MISSING_SYMBOL:
     case GPUPLAN_NVML_INIT_FAILED:
@@ -55,56 +58,59 @@ static void nvml_reason(const struct gpuplan_detect_nvml *nvml, char *dst, size_
         return;
     case GPUPLAN_NVML_OK:
         if (nvml->n_devices > 0)
-            (void)snprintf(dst, dst_size, "NVML: %u devices, none accessible", nvml->n_devices);
+            (void)snprintf(dst, dst_size, GPUPLAN_TR("NVML: %u devices, none accessible"),
+                           nvml->n_devices);
         else
-            (void)snprintf(dst, dst_size, "NVML reports no devices");
+            (void)snprintf(dst, dst_size, GPUPLAN_TR("NVML reports no devices"));
         return;
     }
-    (void)snprintf(dst, dst_size, "NVML state unknown");
+    (void)snprintf(dst, dst_size, GPUPLAN_TR("NVML state unknown"));
 }
 
 static void render_gpu_text(const struct gpuplan_detected_gpu *g, struct gpuplan_buf *out)
 {
-    gpuplan_buf_printf(out, "GPU %u: %s\n", g->index, g->name);
-    gpuplan_buf_printf(out, "  vendor        %s (%s)\n", vendor_token(g->vendor),
+    gpuplan_buf_printf(out, GPUPLAN_TR("GPU %u: %s\n"), g->index, g->name);
+    gpuplan_buf_printf(out, GPUPLAN_TR("  vendor        %s (%s)\n"), vendor_token(g->vendor),
                        source_token(g->source));
-    gpuplan_buf_printf(out, "  catalog       %s\n", g->catalog_id[0] ? g->catalog_id : "no match");
+    gpuplan_buf_printf(out, GPUPLAN_TR("  catalog       %s\n"),
+                       g->catalog_id[0] ? g->catalog_id : GPUPLAN_TR("no match"));
     if (g->has_memory)
-        gpuplan_buf_printf(out, "  memory        %.2f GiB total, %.2f GiB free\n",
+        gpuplan_buf_printf(out, GPUPLAN_TR("  memory        %.2f GiB total, %.2f GiB free\n"),
                            gpuplan_gib_from_bytes(g->memory_total_bytes),
                            gpuplan_gib_from_bytes(g->memory_free_bytes));
     else
-        gpuplan_buf_puts(out, "  memory        unknown\n");
+        gpuplan_buf_puts(out, GPUPLAN_TR("  memory        unknown\n"));
     if (g->compute_capability[0])
-        gpuplan_buf_printf(out, "  compute       cc %s\n", g->compute_capability);
+        gpuplan_buf_printf(out, GPUPLAN_TR("  compute       cc %s\n"), g->compute_capability);
     else if (g->gfx_target[0])
-        gpuplan_buf_printf(out, "  compute       %s\n", g->gfx_target);
+        gpuplan_buf_printf(out, GPUPLAN_TR("  compute       %s\n"), g->gfx_target);
     else
-        gpuplan_buf_puts(out, "  compute       unknown\n");
+        gpuplan_buf_puts(out, GPUPLAN_TR("  compute       unknown\n"));
     if (g->vendor == GPUPLAN_VENDOR_NVIDIA) {
         if (!g->has_nvlink)
-            gpuplan_buf_puts(out, "  nvlink        unknown\n");
+            gpuplan_buf_puts(out, GPUPLAN_TR("  nvlink        unknown\n"));
         else if (!g->nvlink_supported)
-            gpuplan_buf_puts(out, "  nvlink        not supported\n");
+            gpuplan_buf_puts(out, GPUPLAN_TR("  nvlink        not supported\n"));
         else
-            gpuplan_buf_printf(out, "  nvlink        %u active links\n", g->nvlink_active_links);
+            gpuplan_buf_printf(out, GPUPLAN_TR("  nvlink        %u active links\n"),
+                               g->nvlink_active_links);
     }
     if (g->pcie_gen || g->pcie_width) {
-        gpuplan_buf_puts(out, "  pcie          ");
+        gpuplan_buf_puts(out, GPUPLAN_TR("  pcie          "));
         if (g->pcie_gen)
-            gpuplan_buf_printf(out, "gen %u", g->pcie_gen);
+            gpuplan_buf_printf(out, GPUPLAN_TR("gen %u"), g->pcie_gen);
         else
-            gpuplan_buf_puts(out, "gen unknown");
+            gpuplan_buf_puts(out, GPUPLAN_TR("gen unknown"));
         if (g->pcie_width)
             gpuplan_buf_printf(out, " x%u", g->pcie_width);
         gpuplan_buf_puts(out, "\n");
     } else {
-        gpuplan_buf_puts(out, "  pcie          unknown\n");
+        gpuplan_buf_puts(out, GPUPLAN_TR("  pcie          unknown\n"));
     }
     if (g->has_power_limit)
-        gpuplan_buf_printf(out, "  power limit   %.0f W\n", g->power_limit_w);
+        gpuplan_buf_printf(out, GPUPLAN_TR("  power limit   %.0f W\n"), g->power_limit_w);
     else
-        gpuplan_buf_puts(out, "  power limit   unknown\n");
+        gpuplan_buf_puts(out, GPUPLAN_TR("  power limit   unknown\n"));
 }
 
 static void
@@ -113,30 +119,30 @@ render_notes_text(const struct gpuplan_detect_result *r, bool with_drivers, stru
     const struct gpuplan_detect_nvml *nvml = &r->nvml;
     /* Without GPUs the "no GPUs found (...)" line already gave the drivers' state. */
     if (with_drivers && nvml->status == GPUPLAN_NVML_OK) {
-        gpuplan_buf_puts(out, "driver: NVIDIA");
+        gpuplan_buf_puts(out, GPUPLAN_TR("driver: NVIDIA"));
         if (nvml->driver_version[0])
             gpuplan_buf_printf(out, " %s", nvml->driver_version);
         if (nvml->cuda_driver_version[0])
-            gpuplan_buf_printf(out, ", CUDA %s", nvml->cuda_driver_version);
-        gpuplan_buf_puts(out, " (NVML)\n");
+            gpuplan_buf_printf(out, GPUPLAN_TR(", CUDA %s"), nvml->cuda_driver_version);
+        gpuplan_buf_puts(out, GPUPLAN_TR(" (NVML)\n"));
     } else if (with_drivers && nvml->status != GPUPLAN_NVML_SKIPPED) {
         char reason[600];
         nvml_reason(nvml, reason, sizeof reason);
-        gpuplan_buf_printf(out, "note: no NVIDIA GPUs: %s\n", reason);
+        gpuplan_buf_printf(out, GPUPLAN_TR("note: no NVIDIA GPUs: %s\n"), reason);
     }
     if (with_drivers && r->amd.n_devices > 0)
-        gpuplan_buf_printf(out, "driver: amdgpu (sysfs under %s)\n", r->amd.sysfs_root);
+        gpuplan_buf_printf(out, GPUPLAN_TR("driver: amdgpu (sysfs under %s)\n"), r->amd.sysfs_root);
     if (nvml->n_skipped > 0)
-        gpuplan_buf_printf(out,
-                           "note: %u NVML device%s skipped (no permission, or over the limit of "
-                           "%d)\n",
-                           nvml->n_skipped, nvml->n_skipped == 1 ? "" : "s",
-                           GPUPLAN_DETECT_MAX_GPUS);
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("note: %u NVML device%s skipped (no permission, or over the limit of "
+                       "%d)\n"),
+            nvml->n_skipped, nvml->n_skipped == 1 ? "" : "s", GPUPLAN_DETECT_MAX_GPUS);
     if (nvml->n_missing_symbols > 0 && nvml->status != GPUPLAN_NVML_MISSING_SYMBOL) {
-        gpuplan_buf_puts(out, "note: NVML lacks");
+        gpuplan_buf_puts(out, GPUPLAN_TR("note: NVML lacks"));
         for (size_t i = 0; i < nvml->n_missing_symbols; i++)
             gpuplan_buf_printf(out, "%s %s", i ? "," : "", nvml->missing_symbols[i]);
-        gpuplan_buf_puts(out, " (older fallbacks used where they exist)\n");
+        gpuplan_buf_puts(out, GPUPLAN_TR(" (older fallbacks used where they exist)\n"));
     }
 }
 
@@ -145,12 +151,13 @@ static void render_text(const struct gpuplan_detect_result *r, struct gpuplan_bu
     if (r->n_gpus == 0) {
         char reason[600];
         nvml_reason(&r->nvml, reason, sizeof reason);
-        gpuplan_buf_printf(out, "no GPUs found (%s; %s)\n", reason,
-                           r->amd.scanned ? "no amdgpu devices" : "amdgpu not scanned");
+        gpuplan_buf_printf(out, GPUPLAN_TR("no GPUs found (%s; %s)\n"), reason,
+                           r->amd.scanned ? GPUPLAN_TR("no amdgpu devices")
+                                          : GPUPLAN_TR("amdgpu not scanned"));
         render_notes_text(r, false, out);
         return;
     }
-    gpuplan_buf_printf(out, "%zu GPU%s found\n", r->n_gpus, r->n_gpus == 1 ? "" : "s");
+    gpuplan_buf_printf(out, GPUPLAN_TR("%zu GPU%s found\n"), r->n_gpus, r->n_gpus == 1 ? "" : "s");
     render_notes_text(r, true, out);
     for (size_t i = 0; i < r->n_gpus; i++) {
         gpuplan_buf_puts(out, "\n");

@@ -12,6 +12,8 @@
 
 #include "gpuplan/units.h"
 
+#include "i18n_internal.h"
+
 void gpuplan_format_count(char *dst, size_t dst_size, uint64_t value)
 {
     char digits[32];
@@ -49,54 +51,60 @@ static void render_text(const struct gpuplan_model *m, struct gpuplan_buf *out)
     char num[48];
     char human[32];
     const struct gpuplan_arch *a = &m->arch;
-    gpuplan_buf_printf(out, "model         %s\n", m->id);
-    gpuplan_buf_printf(out, "source        %s (%s)\n", m->source, m->format);
+    gpuplan_buf_printf(out, GPUPLAN_TR("model         %s\n"), m->id);
+    gpuplan_buf_printf(out, GPUPLAN_TR("source        %s (%s)\n"), m->source, m->format);
     if (m->has_arch) {
-        gpuplan_buf_printf(out, "architecture  %s, %u layers", a->family, a->n_layers);
+        gpuplan_buf_printf(out, GPUPLAN_TR("architecture  %s, %u layers"), a->family, a->n_layers);
         if (a->n_encoder_layers)
-            gpuplan_buf_printf(out, " + %u encoder layers", a->n_encoder_layers);
-        gpuplan_buf_printf(out, ", hidden %llu, %llu heads (%llu kv, head_dim %llu)",
+            gpuplan_buf_printf(out, GPUPLAN_TR(" + %u encoder layers"), a->n_encoder_layers);
+        gpuplan_buf_printf(out, GPUPLAN_TR(", hidden %llu, %llu heads (%llu kv, head_dim %llu)"),
                            (unsigned long long)a->hidden_size, (unsigned long long)a->n_heads,
                            (unsigned long long)a->n_kv_heads, (unsigned long long)a->head_dim);
         if (a->intermediate_size)
-            gpuplan_buf_printf(out, ", mlp %llu", (unsigned long long)a->intermediate_size);
-        gpuplan_buf_printf(out, ", vocab %llu\n", (unsigned long long)a->vocab_size);
+            gpuplan_buf_printf(out, GPUPLAN_TR(", mlp %llu"),
+                               (unsigned long long)a->intermediate_size);
+        gpuplan_buf_printf(out, GPUPLAN_TR(", vocab %llu\n"), (unsigned long long)a->vocab_size);
         if (a->is_moe)
             gpuplan_buf_printf(
                 out,
-                "experts       %u routed, top-%u, %u shared, expert mlp %llu, %u dense layers first\n",
+                GPUPLAN_TR(
+                    "experts       %u routed, top-%u, %u shared, expert mlp %llu, %u dense layers first\n"),
                 a->n_experts, a->n_experts_per_token, a->n_shared_experts,
                 (unsigned long long)a->moe_intermediate_size, a->n_dense_layers);
         if (a->is_mla)
             gpuplan_buf_printf(
-                out, "attention     MLA: q_lora_rank %llu, kv_lora_rank %llu, rope dim %llu\n",
+                out,
+                GPUPLAN_TR(
+                    "attention     MLA: q_lora_rank %llu, kv_lora_rank %llu, rope dim %llu\n"),
                 (unsigned long long)a->q_lora_rank, (unsigned long long)a->kv_lora_rank,
                 (unsigned long long)a->qk_rope_head_dim);
         if (a->tied_embeddings)
-            gpuplan_buf_puts(out, "embeddings    tied (lm_head shares the token embedding)\n");
+            gpuplan_buf_puts(
+                out, GPUPLAN_TR("embeddings    tied (lm_head shares the token embedding)\n"));
     }
     if (m->n_groups == 0) {
-        gpuplan_buf_puts(out,
-                         "parameters    unknown: no tensor list (an index without its shards or a "
-                         "config.json beside it)\n");
+        gpuplan_buf_puts(
+            out,
+            GPUPLAN_TR("parameters    unknown: no tensor list (an index without its shards or a "
+                       "config.json beside it)\n"));
     } else {
         gpuplan_format_count(num, sizeof num, m->n_params_total);
-        gpuplan_buf_printf(out, "parameters    %s (%s)\n", num,
+        gpuplan_buf_printf(out, GPUPLAN_TR("parameters    %s (%s)\n"), num,
                            human_count(m->n_params_total, human, sizeof human));
     }
     if (m->n_params_active != m->n_params_total) {
         gpuplan_format_count(num, sizeof num, m->n_params_active);
-        gpuplan_buf_printf(out, "active        %s per token (%s)\n", num,
+        gpuplan_buf_printf(out, GPUPLAN_TR("active        %s per token (%s)\n"), num,
                            human_count(m->n_params_active, human, sizeof human));
     }
     if (m->n_groups == 0) {
         gpuplan_format_count(num, sizeof num, m->index_total_size_bytes);
-        gpuplan_buf_printf(out,
-                           "storage       %s bytes (%.2f GiB), the index's metadata.total_size\n",
-                           num, gpuplan_gib_from_bytes(m->index_total_size_bytes));
+        gpuplan_buf_printf(
+            out, GPUPLAN_TR("storage       %s bytes (%.2f GiB), the index's metadata.total_size\n"),
+            num, gpuplan_gib_from_bytes(m->index_total_size_bytes));
         return;
     }
-    gpuplan_buf_puts(out, "\nby role                    parameters   share\n");
+    gpuplan_buf_puts(out, GPUPLAN_TR("\nby role                    parameters   share\n"));
     for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
         uint64_t p = m->params_by_role[r];
         if (!p)
@@ -106,8 +114,9 @@ static void render_text(const struct gpuplan_model *m, struct gpuplan_buf *out)
         gpuplan_buf_printf(out, "  %-16s %20s  %5.1f %%\n", gpuplan_role_name((enum gpuplan_role)r),
                            num, share);
     }
-    gpuplan_buf_printf(out, "\nstorage (%s)           bytes         GiB\n",
-                       m->storage_from_file ? "from file headers" : "as the config's dtype");
+    gpuplan_buf_printf(out, GPUPLAN_TR("\nstorage (%s)           bytes         GiB\n"),
+                       m->storage_from_file ? GPUPLAN_TR("from file headers")
+                                            : GPUPLAN_TR("as the config's dtype"));
     for (int d = 0; d < GPUPLAN_DTYPE_COUNT; d++) {
         if (!m->params_by_dtype[d])
             continue;
@@ -116,18 +125,18 @@ static void render_text(const struct gpuplan_model *m, struct gpuplan_buf *out)
                            num, gpuplan_gib_from_bytes(m->bytes_by_dtype[d]));
     }
     gpuplan_format_count(num, sizeof num, m->storage_bytes);
-    gpuplan_buf_printf(out, "  %-12s %22s  %10.2f\n", "total", num,
+    gpuplan_buf_printf(out, GPUPLAN_TR("  total        %22s  %10.2f\n"), num,
                        gpuplan_gib_from_bytes(m->storage_bytes));
     if (m->n_params_total)
-        gpuplan_buf_printf(out, "  bits per weight %.3f\n",
+        gpuplan_buf_printf(out, GPUPLAN_TR("  bits per weight %.3f\n"),
                            (double)m->storage_bytes * GPUPLAN_BITS_PER_BYTE /
                                (double)m->n_params_total);
     if (m->index_total_size_bytes) {
         gpuplan_format_count(num, sizeof num, m->index_total_size_bytes);
-        gpuplan_buf_printf(out, "  index total_size %s bytes\n", num);
+        gpuplan_buf_printf(out, GPUPLAN_TR("  index total_size %s bytes\n"), num);
     }
     if (m->gguf_file_type[0])
-        gpuplan_buf_printf(out, "  gguf file type %s\n", m->gguf_file_type);
+        gpuplan_buf_printf(out, GPUPLAN_TR("  gguf file type %s\n"), m->gguf_file_type);
 }
 
 static int set_u64(json_t *obj, const char *key, uint64_t v)

@@ -17,6 +17,8 @@
 #include "gpuplan/throughput.h"
 #include "gpuplan/units.h"
 
+#include "i18n_internal.h"
+
 #define JSON_FLAGS (JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII)
 
 #define CHART_ROWS 12
@@ -74,14 +76,14 @@ static void format_usd(char *dst, size_t size, double usd)
 
 static void text_inputs(const struct gpuplan_cost_inputs *in, struct gpuplan_buf *out)
 {
-    gpuplan_buf_puts(out, "inputs:\n");
+    gpuplan_buf_puts(out, GPUPLAN_TR("inputs:\n"));
     for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++) {
         const struct gpuplan_cost_value *v = &in->v[i];
         gpuplan_buf_printf(out, "  %-16s %12.6g %-24s %-10s %s\n",
                            gpuplan_cost_input_flag((enum gpuplan_cost_input)i), v->value,
                            gpuplan_cost_input_unit((enum gpuplan_cost_input)i),
                            gpuplan_cost_origin_name(v->origin),
-                           v->origin == GPUPLAN_COST_FROM_USER ? "" : v->note);
+                           v->origin == GPUPLAN_COST_FROM_USER ? "" : GPUPLAN_TR(v->note));
     }
 }
 
@@ -107,7 +109,7 @@ static void text_chart(const struct gpuplan_tco *tco, struct gpuplan_buf *out)
         grid[CHART_ROWS - 1 - cloud][col] = own == cloud ? '*' : 'c';
     }
     char label[32];
-    gpuplan_buf_puts(out, "\ncumulative cost (o own, c cloud, * both):\n");
+    gpuplan_buf_puts(out, GPUPLAN_TR("\ncumulative cost (o own, c cloud, * both):\n"));
     for (int r = 0; r < CHART_ROWS; r++) {
         label[0] = 0;
         if (r == 0 || r == CHART_ROWS - 1)
@@ -117,7 +119,7 @@ static void text_chart(const struct gpuplan_tco *tco, struct gpuplan_buf *out)
     gpuplan_buf_printf(out, "%12s +", "");
     for (int col = 0; col < CHART_COLS; col++)
         gpuplan_buf_puts(out, "-");
-    gpuplan_buf_printf(out, "\n%12s  0%*s%u months\n", "", CHART_COLS - 8, "", last);
+    gpuplan_buf_printf(out, GPUPLAN_TR("\n%12s  0%*s%u months\n"), "", CHART_COLS - 8, "", last);
 }
 
 static void render_text(const struct gpuplan_cost_inputs *in,
@@ -125,40 +127,43 @@ static void render_text(const struct gpuplan_cost_inputs *in,
                         struct gpuplan_buf *out)
 {
     char a[32], b[32];
-    gpuplan_buf_printf(out, "own vs rent: %u x %s in %u server%s, %.4g h/day, %.4g years\n\n",
-                       in->n_gpus, in->gpu_id, in->n_servers, in->n_servers == 1 ? "" : "s",
-                       in->v[GPUPLAN_COST_HOURS_PER_DAY].value, in->v[GPUPLAN_COST_YEARS].value);
+    gpuplan_buf_printf(
+        out, GPUPLAN_TR("own vs rent: %u x %s in %u server%s, %.4g h/day, %.4g years\n\n"),
+        in->n_gpus, in->gpu_id, in->n_servers, in->n_servers == 1 ? "" : "s",
+        in->v[GPUPLAN_COST_HOURS_PER_DAY].value, in->v[GPUPLAN_COST_YEARS].value);
     text_inputs(in, out);
     format_usd(a, sizeof a, tco->capex_usd);
-    gpuplan_buf_printf(out, "\ncapex                 %14s\n", a);
-    gpuplan_buf_printf(out, "power in use / idle   %11.2f kW / %.2f kW (incl. PUE)\n",
+    gpuplan_buf_printf(out, GPUPLAN_TR("\ncapex                 %14s\n"), a);
+    gpuplan_buf_printf(out, GPUPLAN_TR("power in use / idle   %11.2f kW / %.2f kW (incl. PUE)\n"),
                        tco->power_in_use_kw, tco->power_idle_kw);
-    gpuplan_buf_puts(out, "\nper month             own           cloud\n");
+    gpuplan_buf_puts(out, GPUPLAN_TR("\nper month             own           cloud\n"));
     format_usd(a, sizeof a, tco->monthly_own_usd);
     format_usd(b, sizeof b, tco->monthly_cloud_usd);
-    gpuplan_buf_printf(out, "  total          %12s    %12s\n", a, b);
+    gpuplan_buf_printf(out, GPUPLAN_TR("  total          %12s    %12s\n"), a, b);
     format_usd(a, sizeof a, tco->monthly_depreciation_usd);
-    gpuplan_buf_printf(out, "  depreciation   %12s\n", a);
+    gpuplan_buf_printf(out, GPUPLAN_TR("  depreciation   %12s\n"), a);
     format_usd(a, sizeof a, tco->monthly_energy_usd);
-    gpuplan_buf_printf(out, "  energy         %12s\n", a);
+    gpuplan_buf_printf(out, GPUPLAN_TR("  energy         %12s\n"), a);
     format_usd(a, sizeof a, tco->monthly_maintenance_usd);
-    gpuplan_buf_printf(out, "  maintenance    %12s\n", a);
+    gpuplan_buf_printf(out, GPUPLAN_TR("  maintenance    %12s\n"), a);
     format_usd(a, sizeof a, tco->monthly_colocation_usd);
-    gpuplan_buf_printf(out, "  colocation     %12s\n", a);
-    gpuplan_buf_printf(out, "  per used GPU-hour  $%.2f own vs $%.2f cloud\n\n",
+    gpuplan_buf_printf(out, GPUPLAN_TR("  colocation     %12s\n"), a);
+    gpuplan_buf_printf(out, GPUPLAN_TR("  per used GPU-hour  $%.2f own vs $%.2f cloud\n\n"),
                        tco->own_per_used_gpu_hour_usd, in->v[GPUPLAN_COST_CLOUD_PRICE].value);
     if (tco->has_break_even_months)
-        gpuplan_buf_printf(out, "break-even            %.1f months at %.4g h/day\n",
+        gpuplan_buf_printf(out, GPUPLAN_TR("break-even            %.1f months at %.4g h/day\n"),
                            tco->break_even_months, in->v[GPUPLAN_COST_HOURS_PER_DAY].value);
     else
-        gpuplan_buf_printf(out, "break-even            never within %.0f months at %.4g h/day\n",
-                           tco->months, in->v[GPUPLAN_COST_HOURS_PER_DAY].value);
+        gpuplan_buf_printf(
+            out, GPUPLAN_TR("break-even            never within %.0f months at %.4g h/day\n"),
+            tco->months, in->v[GPUPLAN_COST_HOURS_PER_DAY].value);
     if (tco->has_break_even_hours_per_day)
-        gpuplan_buf_printf(out, "owning pays off above %.1f h/day over %.0f months\n",
+        gpuplan_buf_printf(out, GPUPLAN_TR("owning pays off above %.1f h/day over %.0f months\n"),
                            tco->break_even_hours_per_day, tco->months);
     else
-        gpuplan_buf_printf(out, "owning does not pay off over %.0f months even at 24 h/day\n",
-                           tco->months);
+        gpuplan_buf_printf(
+            out, GPUPLAN_TR("owning does not pay off over %.0f months even at 24 h/day\n"),
+            tco->months);
     text_chart(tco, out);
 }
 
@@ -414,30 +419,36 @@ enum gpuplan_status gpuplan_render_throughput_json_into(const struct gpuplan_thr
 
 void gpuplan_render_throughput_text(const struct gpuplan_throughput *t, struct gpuplan_buf *out)
 {
-    gpuplan_buf_puts(out, "throughput:\n");
+    gpuplan_buf_puts(out, GPUPLAN_TR("throughput:\n"));
     if (t->is_inference) {
         gpuplan_buf_printf(
-            out, "  decode            %.1f tokens/s (%.2f per sequence), step %.2f ms\n",
+            out,
+            GPUPLAN_TR("  decode            %.1f tokens/s (%.2f per sequence), step %.2f ms\n"),
             t->decode_tokens_per_s, t->decode_tokens_per_s_per_seq, t->decode_step_s * 1000.0);
-        gpuplan_buf_printf(out, "  prefill           %.0f tokens/s; time to first token %.3f s\n",
-                           t->prefill_tokens_per_s, t->ttft_s);
-        gpuplan_buf_printf(out, "  bottleneck        %s\n", gpuplan_bottleneck_name(t->bottleneck));
+        gpuplan_buf_printf(
+            out, GPUPLAN_TR("  prefill           %.0f tokens/s; time to first token %.3f s\n"),
+            t->prefill_tokens_per_s, t->ttft_s);
+        gpuplan_buf_printf(out, GPUPLAN_TR("  bottleneck        %s\n"),
+                           gpuplan_bottleneck_name(t->bottleneck));
         return;
     }
-    gpuplan_buf_printf(out, "  tokens/s          %.0f per GPU, %.0f total\n",
+    gpuplan_buf_printf(out, GPUPLAN_TR("  tokens/s          %.0f per GPU, %.0f total\n"),
                        t->tokens_per_s_per_gpu, t->tokens_per_s);
-    gpuplan_buf_printf(out,
-                       "  step time         %.3f s (compute %.3f, memory %.3f, comm %.3f, "
-                       "offload %.3f)\n",
-                       t->step_time_s, t->compute_s, t->memory_s, t->comm_s, t->offload_s);
-    gpuplan_buf_printf(out, "  MFU               %.1f %% (efficiency %.1f %% of %.0f TFLOPS)\n",
-                       t->mfu * 100.0, t->efficiency * 100.0, t->peak_tflops);
-    gpuplan_buf_printf(out,
-                       "  FLOPs per token   %.3g (forward %.3g, backward %.3g, recompute %.3g)\n",
-                       t->flops_per_token, t->flops_forward_per_token, t->flops_backward_per_token,
-                       t->flops_recompute_per_token);
-    gpuplan_buf_printf(out, "  bottleneck        %s\n", gpuplan_bottleneck_name(t->bottleneck));
+    gpuplan_buf_printf(
+        out,
+        GPUPLAN_TR("  step time         %.3f s (compute %.3f, memory %.3f, comm %.3f, "
+                   "offload %.3f)\n"),
+        t->step_time_s, t->compute_s, t->memory_s, t->comm_s, t->offload_s);
+    gpuplan_buf_printf(
+        out, GPUPLAN_TR("  MFU               %.1f %% (efficiency %.1f %% of %.0f TFLOPS)\n"),
+        t->mfu * 100.0, t->efficiency * 100.0, t->peak_tflops);
+    gpuplan_buf_printf(
+        out, GPUPLAN_TR("  FLOPs per token   %.3g (forward %.3g, backward %.3g, recompute %.3g)\n"),
+        t->flops_per_token, t->flops_forward_per_token, t->flops_backward_per_token,
+        t->flops_recompute_per_token);
+    gpuplan_buf_printf(out, GPUPLAN_TR("  bottleneck        %s\n"),
+                       gpuplan_bottleneck_name(t->bottleneck));
     if (t->has_train_time)
-        gpuplan_buf_printf(out, "  time to train     %.1f h for %.3g tokens\n", t->train_hours,
-                           t->train_tokens);
+        gpuplan_buf_printf(out, GPUPLAN_TR("  time to train     %.1f h for %.3g tokens\n"),
+                           t->train_hours, t->train_tokens);
 }

@@ -105,5 +105,62 @@ else
     fail "output changes with the locale"
 fi
 
+# 5. the sweep: library text (tables, verdicts, reasons, errors) is Russian under --lang ru
+ru() { printf "$1"; } # octal escapes keep this file ASCII
+expect "estimate --lang ru: Cyrillic table and verdict" 0 "$(ru '\320\262\320\265\321\200\320\264\320\270\320\272\321\202:')" out \
+    "$bin" --lang ru estimate llama-3.1-8b --gpu h100-sxm # "вердикт:"
+expect "estimate --lang ru: memory rows translated" 0 "$(ru '\320\263\321\200\320\260\320\264\320\270\320\265\320\275\321\202\321\213')" out \
+    "$bin" --lang ru estimate llama-3.1-8b --gpu h100-sxm # "градиенты"
+expect "tco --lang ru: Cyrillic headings" 0 "$(ru '\320\276\320\272\321\203\320\277\320\260\320\265\320\274\320\276\321\201\321\202\321\214')" out \
+    "$bin" --lang ru tco --gpu h100-sxm:8 # "окупаемость"
+expect "inspect --lang ru: Cyrillic headings" 0 "$(ru '\320\277\320\260\321\200\320\260\320\274\320\265\321\202\321\200\321\213')" out \
+    "$bin" --lang ru inspect llama-3.1-8b # "параметры"
+expect "unknown model: the library's error is Russian" 1 "$(ru '\320\275\320\265\320\270\320\267\320\262\320\265\321\201\321\202\320\275\320\260\321\217 \320\274\320\276\320\264\320\265\320\273\321\214 ')'no-such-model'" err \
+    "$bin" --lang ru estimate no-such-model # "неизвестная модель 'no-such-model'"
+expect "unknown model: its hint is Russian too" 1 "$(ru '\320\277\320\276\320\264\321\201\320\272\320\260\320\267\320\272\320\260:')" err \
+    "$bin" --lang ru estimate no-such-model # "подсказка:"
+expect "recommend --help --lang ru: job option help from the library" 0 "$(ru '\321\210\320\260\321\200\320\264\320\270\321\200\320\276\320\262\320\260\320\275\320\270\320\265')" out \
+    "$bin" --lang ru recommend --help # "шардирование"
+expect "without --lang the C locale stays English" 0 "verdict: DOES NOT FIT" out \
+    env LC_ALL=C "$bin" estimate llama-3.1-8b --gpu h100-sxm
+
+expect "serve stays English (HTTP answers, log, errors)" 2 "gpuplan: error: '--threads' must be" err \
+    env LANG=ru_RU.UTF-8 "$bin" --lang ru serve --threads 0
+
+# Machine-readable output never carries a translation: byte-identical JSON/CSV,
+# reasons and errors included (the CLI switches messages off for them).
+same_bytes() { # name command-args...
+    name=$1
+    shift
+    "$bin" "$@" >"$tmp/en.out" 2>"$tmp/en.err"
+    env LANG=ru_RU.UTF-8 "$bin" --lang ru "$@" >"$tmp/ru.out" 2>"$tmp/ru.err"
+    if cmp -s "$tmp/en.out" "$tmp/ru.out" && cmp -s "$tmp/en.err" "$tmp/ru.err" &&
+        ! grep -q "$(ru '[\320\321]')" "$tmp/ru.out" "$tmp/ru.err"; then
+        ok "$name: byte-identical under --lang ru"
+    else
+        diff "$tmp/en.out" "$tmp/ru.out" | head -5
+        diff "$tmp/en.err" "$tmp/ru.err" | head -5
+        fail "$name: changes under --lang ru"
+    fi
+}
+same_bytes "tco --format json" tco --gpu h100-sxm:8 --format json
+same_bytes "inspect --format json" inspect llama-3.1-8b --format json
+same_bytes "estimate infer --format json" estimate llama-3.1-70b --method infer --gpu h100-sxm --format json
+same_bytes "recommend --format json (reasons, warnings)" recommend llama-3.1-8b --top 2 --format json
+same_bytes "gpus --format csv" gpus --format csv
+same_bytes "an error under --format json" estimate no-such-model --format json
+
+# The extraction keywords reach every layer: a CLI format, a library error
+# (gpuplan_error_set), a renderer line (GPUPLAN_TR), a table label
+# (GPUPLAN_N_) and a planner reason (REASON).
+for id in "unknown option '%s'" "unknown model '%s'" "  why: %s\\n" "activations" \
+    "%u x %s: %.1f GiB per GPU of %.1f GiB usable (%.0f %% headroom)"; do
+    if grep -qF -- "msgid \"$id\"" "$pot"; then
+        ok "template holds msgid $(printf '%s' "$id" | tr -d '\\')"
+    else
+        fail "template lacks msgid $(printf '%s' "$id" | tr -d '\\'): a keyword or marker is missing"
+    fi
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
