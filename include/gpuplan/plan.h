@@ -1,0 +1,219 @@
+/*
+ * plan.h - the planner (`gpuplan recommend`): which GPU server to fine-tune or
+ * serve a model on, what it costs, and how to launch it.
+ *
+ * gpuplan_plan_run() searches every catalog GPU x platform x GPUs per node x
+ * nodes x sharding x micro-batch x checkpointing x offload (x method and
+ * precision where the request leaves them open; serving: x weight and KV
+ * format). The model-dependent work (memory profile, throughput profile) is
+ * done once per method/LoRA setting; each candidate is then two closed-form,
+ * allocation-free evaluations (gpuplan_memory_eval, gpuplan_throughput_eval).
+ * Candidates that fit with headroom and meet the constraints (deadline,
+ * budget, GPU count, vendor, per-user decode rate) are ranked by the
+ * objective. The result holds the top K (the best knob setting of each
+ * hardware layout, so the list is diverse), the time-vs-cost Pareto set, a
+ * whole-server spec, and reasons and warnings in words.
+ *
+ * gpuplan_emit() writes the launch configuration of one plan (DeepSpeed JSON,
+ * accelerate YAML, torchrun command, Slurm script) with concrete numbers.
+ * gpuplan_render_plan() renders a result as text or JSON.
+ *
+ * Derivations and assumptions: src/lib/plan.c and docs/planner.md.
+ * Not here: the memory and time formulas (estimate.h, throughput.h), prices
+ * (cost.h).
+ */
+#ifndef GPUPLAN_PLAN_H
+#define GPUPLAN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuplan/buf.h"
+#include "gpuplan/catalog.h"
+#include "gpuplan/error.h"
+#include "gpuplan/job.h"
+#include "gpuplan/model.h"
+#include "gpuplan/render.h"
+
+enum gpuplan_plan_objective {
+    GPUPLAN_OBJECTIVE_COST = 0, /* cloud cost of the run (training) or per hour (serving) */
+    GPUPLAN_OBJECTIVE_TIME,     /* fastest run, or highest decode throughput */
+    GPUPLAN_OBJECTIVE_GPUS,     /* fewest GPUs, then cost */
+    GPUPLAN_OBJECTIVE_CAPEX,    /* cheapest server to buy, then time */
+    GPUPLAN_OBJECTIVE_COUNT
+};
+
+enum gpuplan_plan_where {
+    GPUPLAN_WHERE_ANY = 0, /* rank by the objective; both prices shown */
+    GPUPLAN_WHERE_ON_PREM, /* buy: GPU counts as the platforms sell them; needs a GPU price */
+    GPUPLAN_WHERE_CLOUD,   /* rent: any 1/2/4/8 slice of a platform; needs a cloud rate */
+    GPUPLAN_WHERE_COUNT
+};
+
+/* Vendor filter: a gpuplan_vendor value, or this for any vendor. */
+#define GPUPLAN_PLAN_ANY_VENDOR   (-1)
+#define GPUPLAN_PLAN_MAX_GPU_IDS  16
+#define GPUPLAN_PLAN_MAX_TOP      16
+#define GPUPLAN_PLAN_MAX_PARETO   24
+#define GPUPLAN_PLAN_MAX_REASONS  8
+#define GPUPLAN_PLAN_MAX_WARNINGS 10
+#define GPUPLAN_PLAN_TEXT_MAX     224
+
+struct gpuplan_plan_request {
+    struct gpuplan_job job; /* method, precision, seq_len, tokens, context, batch, ... */
+    /* which job knobs the user fixed; the others are searched */
+    bool method_fixed;
+    bool precision_fixed;
+    bool micro_batch_fixed;
+    bool grad_ckpt_fixed; /* also job.grad_ckpt_set */
+    bool sharding_fixed;  /* also job.sharding_set */
+    bool offload_fixed;
+    bool weights_fixed; /* serving: --weights-dtype */
+    bool kv_fixed;      /* serving: --kv-dtype */
+    /* constraints */
+    double deadline_hours; /* 0 = none; needs job.tokens */
+    double budget_usd;     /* 0 = none; cloud run cost (cloud/any) or capex (on-prem) */
+    enum gpuplan_plan_where where;
+    uint32_t max_gpus;                          /* default 64 */
+    int vendor;                                 /* GPUPLAN_PLAN_ANY_VENDOR or a vendor */
+    char gpu_ids[GPUPLAN_PLAN_MAX_GPU_IDS][48]; /* --gpu a,b: only these */
+    size_t n_gpu_ids;                           /* 0 = every catalog GPU */
+    double min_headroom_fraction;               /* of usable memory, default 0.05 */
+    double target_tokens_per_s_per_user;        /* serving: decode rate, default 0 */
+    enum gpuplan_plan_objective objective;      /* default cost */
+    uint32_t top_k;                             /* 1..GPUPLAN_PLAN_MAX_TOP, default 5 */
+};
+
+/* Defaults as documented above; job from gpuplan_job_init(). */
+void gpuplan_plan_request_init(struct gpuplan_plan_request *req);
+
+/* Whole-server spec of a plan (per server unless the name says otherwise). */
+struct gpuplan_plan_server {
+    char platform_id[48];   /* e.g. "hgx-h100-8"; "" when the GPU lists no platform */
+    char platform_name[96]; /* e.g. "NVIDIA HGX/DGX H100/H200 8-GPU (SXM5)" */
+    char form_factor[16];   /* "sxm", "oam", "pcie", "superchip", "workstation" */
+    uint32_t n_servers;     /* = nodes */
+    uint32_t cpu_cores;     /* per server, e.g. 64 */
+    uint64_t ram_bytes;     /* per server, e.g. 1 TiB */
+    uint64_t nvme_bytes;    /* per server */
+    double nvme_gb_per_s;   /* sequential read of the NVMe set, per server */
+    char
+        interconnect[96]; /* GPU-to-GPU inside the server, e.g. "NVLink 4 via NVSwitch, 900 GB/s" */
+    char network[128];    /* between servers, or "none (single server)" */
+    double power_w;       /* per server at load: GPUs at TDP + platform */
+    double rack_power_w;  /* the plan's servers that share one rack */
+};
+
+/* One evaluated plan. Pointers are borrowed from the catalog the run used. */
+struct gpuplan_plan {
+    const struct gpuplan_gpu *gpu;           /* borrowed */
+    const struct gpuplan_platform *platform; /* borrowed; may be NULL */
+    char model_id[128];
+    char model_family[32];  /* e.g. "llama" (FSDP wrap class in emitters) */
+    struct gpuplan_job job; /* the resolved job: method, precision, sharding, ... */
+    uint32_t gpus_per_node;
+    uint32_t nodes;
+    uint64_t memory_per_gpu_bytes; /* device total (what nvidia-smi shows) */
+    uint64_t usable_bytes;         /* per GPU */
+    int64_t headroom_bytes;
+    uint64_t host_ram_needed_bytes; /* per server: memory model + checkpoint loading, before the S11
+                                       floor */
+    bool fits;
+    double tokens_per_s;          /* training: all GPUs; serving: decode, all sequences */
+    double tokens_per_s_per_user; /* serving: decode per sequence; 0 for training */
+    double ttft_s;                /* serving: time to first token at --context */
+    double mfu;
+    const char *bottleneck; /* static string */
+    bool has_time;          /* job.tokens > 0 (training) */
+    double time_hours;
+    bool has_cloud_rate;
+    double cost_usd_per_hour; /* all GPUs, cloud on demand */
+    double cost_usd;          /* training: the cloud run (has_time and has_cloud_rate) */
+    bool has_capex;
+    double capex_usd;         /* own servers: GPUs + platforms + network */
+    double cost_per_mtok_usd; /* cloud USD per million tokens processed (ranking key) */
+    struct gpuplan_plan_server server;
+    char reasons[GPUPLAN_PLAN_MAX_REASONS][GPUPLAN_PLAN_TEXT_MAX];
+    size_t n_reasons;
+    char warnings[GPUPLAN_PLAN_MAX_WARNINGS][GPUPLAN_PLAN_TEXT_MAX];
+    size_t n_warnings;
+};
+
+struct gpuplan_plan_result {
+    struct gpuplan_plan_request request; /* as run (copy) */
+    uint64_t evaluated;                  /* candidates evaluated (memory model runs) */
+    uint64_t fitting;                    /* fit with headroom */
+    uint64_t feasible;                   /* + met every constraint */
+    struct gpuplan_plan top[GPUPLAN_PLAN_MAX_TOP];
+    size_t n_top;
+    struct gpuplan_plan pareto[GPUPLAN_PLAN_MAX_PARETO]; /* by time, ascending */
+    size_t n_pareto;
+    char notes[4][GPUPLAN_PLAN_TEXT_MAX]; /* run-level: why nothing fits, S14 hints */
+    size_t n_notes;
+};
+
+/*
+ * Run the search. `out` is caller-owned (about 300 KB: allocate it on the
+ * heap) and fully written. No plan found is a result (n_top 0, notes say
+ * why), not an error. Errors: GPUPLAN_ERR_USAGE (bad request: top_k 0,
+ * deadline without tokens, unknown --gpu id with "did you mean"),
+ * GPUPLAN_ERR_INVALID_CONFIG (the model lacks what the profiles need).
+ */
+enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
+                                     const struct gpuplan_catalog *catalog,
+                                     const struct gpuplan_plan_request *req,
+                                     struct gpuplan_plan_result *out,
+                                     struct gpuplan_error *err);
+
+const char *gpuplan_plan_objective_name(enum gpuplan_plan_objective objective);
+const char *gpuplan_plan_where_name(enum gpuplan_plan_where where);
+
+/* ---- launch configurations (emit.c) ---- */
+
+enum gpuplan_engine {
+    GPUPLAN_ENGINE_DEEPSPEED = 0, /* DeepSpeed config JSON */
+    GPUPLAN_ENGINE_ACCELERATE,    /* accelerate config YAML (FSDP or DeepSpeed plugin) */
+    GPUPLAN_ENGINE_TORCHRUN,      /* torchrun command line (run on every node) */
+    GPUPLAN_ENGINE_SLURM,         /* sbatch script: srun torchrun on every node */
+    GPUPLAN_ENGINE_COUNT
+};
+
+/* "deepspeed", "accelerate", "torchrun", "slurm"; GPUPLAN_ERR_USAGE otherwise. */
+enum gpuplan_status
+gpuplan_engine_parse(const char *name, enum gpuplan_engine *out, struct gpuplan_error *err);
+const char *gpuplan_engine_name(enum gpuplan_engine engine);
+
+/*
+ * Append the launch configuration of `plan` to `out`: concrete numbers, never
+ * "auto". Errors: GPUPLAN_ERR_UNSUPPORTED for serving plans (the emitters are
+ * for training launchers) and for layouts the engine cannot express (e.g.
+ * parameter offload below ZeRO-3); buffer failures.
+ */
+enum gpuplan_status gpuplan_emit(const struct gpuplan_plan *plan,
+                                 enum gpuplan_engine engine,
+                                 struct gpuplan_buf *out,
+                                 struct gpuplan_error *err);
+
+/* ---- rendering (render_plan.c) ---- */
+
+/*
+ * Text: one table row per recommendation, then each plan's server, reasons
+ * and warnings, then the Pareto set. JSON (sorted keys, 2-space indent):
+ * {"schema_version":1, "model", "objective", "where", "evaluated", "fitting",
+ * "feasible", "recommendations":[{gpu, gpus_per_node, nodes, method,
+ * precision, sharding, micro_batch, grad_accum, grad_ckpt, offload,
+ * memory_per_gpu_bytes, usable_bytes, headroom_bytes, fits, tokens_per_s,
+ * time_hours (null), cost_usd (null), cost_usd_per_hour (null), capex_usd
+ * (null), server:{platform, platform_name, form_factor, cpu_cores,
+ * ram_bytes, nvme_bytes, nvme_gb_per_s, interconnect, network, power_w,
+ * rack_power_w, servers}, reasons[], warnings[]}], "pareto":[same],
+ * "notes":[]}. Serving plans add weights_dtype, kv_dtype, ttft_s,
+ * tokens_per_s_per_user. CSV/MD/HTML fall back to text.
+ */
+enum gpuplan_status gpuplan_render_plan(const struct gpuplan_plan_result *result,
+                                        enum gpuplan_format format,
+                                        struct gpuplan_buf *out,
+                                        struct gpuplan_error *err);
+
+#endif

@@ -1,0 +1,247 @@
+/*
+ * render_plan.c - `gpuplan recommend` output: a text table with each plan's
+ * server, reasons and warnings, or JSON (schema in plan.h and
+ * docs/planner.md; sorted keys, schema_version 1).
+ *
+ * Rounding happens only here: money to cents, times to 4 significant
+ * figures in JSON (JSON_REAL_PRECISION). Unknown figures are JSON null.
+ * Not here: the search (plan.c), launchers (emit.c).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuplan/dtype.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/units.h"
+
+#include "i18n_internal.h"
+
+#define JSON_FLAGS (JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII)
+
+static json_t *real_or_null(bool known, double value)
+{
+    return known && isfinite(value) ? json_real(value) : json_null();
+}
+
+/* Round to 4 significant figures so JSON carries no false precision. */
+static double sig4(double v)
+{
+    if (v == 0.0 || !isfinite(v))
+        return v;
+    const double scale = pow(10.0, 3.0 - floor(log10(fabs(v))));
+    return round(v * scale) / scale;
+}
+
+static double cents(double usd)
+{
+    return round(usd * 100.0) / 100.0;
+}
+
+static json_t *strings(const char (*list)[GPUPLAN_PLAN_TEXT_MAX], size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(list[i]));
+    return a;
+}
+
+static json_t *server_json(const struct gpuplan_plan_server *sv)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "platform", json_string(sv->platform_id));
+    json_object_set_new(o, "platform_name", json_string(sv->platform_name));
+    json_object_set_new(o, "form_factor", json_string(sv->form_factor));
+    json_object_set_new(o, "servers", json_integer(sv->n_servers));
+    json_object_set_new(o, "cpu_cores", json_integer(sv->cpu_cores));
+    json_object_set_new(o, "ram_bytes", json_integer((json_int_t)sv->ram_bytes));
+    json_object_set_new(o, "nvme_bytes", json_integer((json_int_t)sv->nvme_bytes));
+    json_object_set_new(o, "nvme_gb_per_s", json_real(sig4(sv->nvme_gb_per_s)));
+    json_object_set_new(o, "interconnect", json_string(sv->interconnect));
+    json_object_set_new(o, "network", json_string(sv->network));
+    json_object_set_new(o, "power_w", json_real(sig4(sv->power_w)));
+    json_object_set_new(o, "rack_power_w", json_real(sig4(sv->rack_power_w)));
+    return o;
+}
+
+static json_t *plan_json(const struct gpuplan_plan *p)
+{
+    const struct gpuplan_job *j = &p->job;
+    const bool infer = j->method == GPUPLAN_METHOD_INFER;
+    json_t *o = json_object();
+    json_object_set_new(o, "gpu", json_string(p->gpu ? p->gpu->id : ""));
+    json_object_set_new(o, "gpus_per_node", json_integer(p->gpus_per_node));
+    json_object_set_new(o, "nodes", json_integer(p->nodes));
+    json_object_set_new(o, "method", json_string(gpuplan_method_name(j->method)));
+    json_object_set_new(o, "precision", json_string(gpuplan_precision_name(j->precision)));
+    json_object_set_new(o, "sharding", json_string(gpuplan_sharding_name(j->sharding)));
+    json_object_set_new(o, "micro_batch", json_integer((json_int_t)j->micro_batch));
+    json_object_set_new(o, "grad_accum", json_integer((json_int_t)j->grad_accum));
+    json_object_set_new(o, "grad_ckpt", json_string(gpuplan_grad_ckpt_name(j->grad_ckpt)));
+    json_object_set_new(o, "offload", json_string(gpuplan_offload_name(j->offload)));
+    json_object_set_new(o, "tp", json_integer(j->tp));
+    json_object_set_new(o, "pp", json_integer(j->pp));
+    json_object_set_new(o, "memory_per_gpu_bytes",
+                        json_integer((json_int_t)p->memory_per_gpu_bytes));
+    json_object_set_new(o, "usable_bytes", json_integer((json_int_t)p->usable_bytes));
+    json_object_set_new(o, "headroom_bytes", json_integer((json_int_t)p->headroom_bytes));
+    json_object_set_new(o, "host_ram_needed_bytes",
+                        json_integer((json_int_t)p->host_ram_needed_bytes));
+    json_object_set_new(o, "fits", json_boolean(p->fits));
+    json_object_set_new(o, "tokens_per_s", json_real(sig4(p->tokens_per_s)));
+    json_object_set_new(o, "mfu", json_real(sig4(p->mfu)));
+    json_object_set_new(o, "bottleneck", json_string(p->bottleneck ? p->bottleneck : ""));
+    json_object_set_new(o, "time_hours", real_or_null(p->has_time, sig4(p->time_hours)));
+    json_object_set_new(o, "cost_usd",
+                        real_or_null(p->has_time && p->has_cloud_rate, cents(p->cost_usd)));
+    json_object_set_new(o, "cost_usd_per_hour",
+                        real_or_null(p->has_cloud_rate, cents(p->cost_usd_per_hour)));
+    json_object_set_new(o, "cost_per_mtok_usd",
+                        real_or_null(p->has_cloud_rate && !infer, sig4(p->cost_per_mtok_usd)));
+    json_object_set_new(o, "capex_usd", real_or_null(p->has_capex, cents(p->capex_usd)));
+    if (infer) {
+        json_object_set_new(o, "weights_dtype", json_string(gpuplan_dtype_name(j->weights_dtype)));
+        json_object_set_new(o, "kv_dtype", json_string(gpuplan_dtype_name(j->kv_dtype)));
+        json_object_set_new(o, "ttft_s", json_real(sig4(p->ttft_s)));
+        json_object_set_new(o, "tokens_per_s_per_user", json_real(sig4(p->tokens_per_s_per_user)));
+        json_object_set_new(o, "concurrency", json_integer((json_int_t)j->batch));
+        json_object_set_new(o, "context", json_integer((json_int_t)j->context_len));
+    }
+    json_object_set_new(o, "server", server_json(&p->server));
+    json_object_set_new(o, "reasons", strings(p->reasons, p->n_reasons));
+    json_object_set_new(o, "warnings", strings(p->warnings, p->n_warnings));
+    return o;
+}
+
+static enum gpuplan_status
+render_json(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct gpuplan_error *err)
+{
+    json_t *root = json_object();
+    if (!root)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    json_object_set_new(root, "schema_version", json_integer(1));
+    json_object_set_new(root, "model", json_string(r->n_top ? r->top[0].model_id : ""));
+    json_object_set_new(root, "objective",
+                        json_string(gpuplan_plan_objective_name(r->request.objective)));
+    json_object_set_new(root, "where", json_string(gpuplan_plan_where_name(r->request.where)));
+    json_object_set_new(root, "evaluated", json_integer((json_int_t)r->evaluated));
+    json_object_set_new(root, "fitting", json_integer((json_int_t)r->fitting));
+    json_object_set_new(root, "feasible", json_integer((json_int_t)r->feasible));
+    json_t *recs = json_array(), *front = json_array();
+    for (size_t i = 0; i < r->n_top; i++)
+        json_array_append_new(recs, plan_json(&r->top[i]));
+    for (size_t i = 0; i < r->n_pareto; i++)
+        json_array_append_new(front, plan_json(&r->pareto[i]));
+    json_object_set_new(root, "recommendations", recs);
+    json_object_set_new(root, "pareto", front);
+    json_object_set_new(root, "notes", strings(r->notes, r->n_notes));
+    char *text = json_dumps(root, JSON_FLAGS);
+    json_decref(root);
+    if (!text)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    gpuplan_buf_puts(out, text);
+    gpuplan_buf_puts(out, "\n");
+    free(text);
+    return gpuplan_buf_status(out, err);
+}
+
+static void money(struct gpuplan_buf *out, bool known, double usd)
+{
+    if (known)
+        gpuplan_buf_printf(out, " %11.0f", usd);
+    else
+        gpuplan_buf_printf(out, " %11s", "-");
+}
+
+static void text_row(const struct gpuplan_plan *p, size_t rank, struct gpuplan_buf *out)
+{
+    const struct gpuplan_job *j = &p->job;
+    char count[24], how[64];
+    snprintf(count, sizeof count, "%ux%u", p->nodes, p->gpus_per_node);
+    if (j->method == GPUPLAN_METHOD_INFER)
+        snprintf(how, sizeof how, "infer %s kv %s tp%u", gpuplan_dtype_name(j->weights_dtype),
+                 gpuplan_dtype_name(j->kv_dtype), j->tp);
+    else
+        snprintf(how, sizeof how, "%s %s %s mb%llu ckpt-%s off-%s", gpuplan_method_name(j->method),
+                 gpuplan_precision_name(j->precision), gpuplan_sharding_name(j->sharding),
+                 (unsigned long long)j->micro_batch, gpuplan_grad_ckpt_name(j->grad_ckpt),
+                 gpuplan_offload_name(j->offload));
+    gpuplan_buf_printf(out, "%3zu %-15s %-5s %-52s %7.1f %10.0f", rank, p->gpu ? p->gpu->id : "",
+                       count, how, gpuplan_gib_from_bytes(p->memory_per_gpu_bytes),
+                       p->tokens_per_s);
+    if (p->has_time)
+        gpuplan_buf_printf(out, " %9.1f", p->time_hours);
+    else
+        gpuplan_buf_printf(out, " %9s", "-");
+    money(out, p->has_time && p->has_cloud_rate, p->cost_usd);
+    money(out, p->has_cloud_rate, p->cost_usd_per_hour);
+    money(out, p->has_capex, p->capex_usd);
+    gpuplan_buf_puts(out, "\n");
+}
+
+static const char *const table_head =
+    GPUPLAN_N_("  # gpu             nodes x gpus / knobs"
+               "                                        GiB/GPU   tokens/s"
+               "   hours    cloud $    $/hour     capex $\n");
+
+static void text_details(const struct gpuplan_plan *p, size_t rank, struct gpuplan_buf *out)
+{
+    const struct gpuplan_plan_server *sv = &p->server;
+    gpuplan_buf_printf(out, GPUPLAN_TR("\n#%zu %u x %s on %s (%s), %u server%s\n"), rank,
+                       p->gpus_per_node * p->nodes, p->gpu ? p->gpu->id : "",
+                       sv->platform_id[0] ? sv->platform_id : GPUPLAN_TR("no platform"),
+                       sv->form_factor, sv->n_servers, sv->n_servers == 1 ? "" : "s");
+    gpuplan_buf_printf(
+        out,
+        GPUPLAN_TR("  server: %u CPU cores, %.0f GiB RAM, %.2f TB NVMe (%.0f GB/s), %.1f kW "
+                   "(%.1f kW per rack)\n"),
+        sv->cpu_cores, gpuplan_gib_from_bytes(sv->ram_bytes),
+        (double)sv->nvme_bytes / (double)GPUPLAN_BYTES_PER_TB, sv->nvme_gb_per_s,
+        sv->power_w / GPUPLAN_W_PER_KW, sv->rack_power_w / GPUPLAN_W_PER_KW);
+    gpuplan_buf_printf(out, GPUPLAN_TR("  GPUs: %s; network: %s\n"), GPUPLAN_TR(sv->interconnect),
+                       GPUPLAN_TR(sv->network));
+    for (size_t i = 0; i < p->n_reasons; i++)
+        gpuplan_buf_printf(out, GPUPLAN_TR("  why: %s\n"), p->reasons[i]);
+    for (size_t i = 0; i < p->n_warnings; i++)
+        gpuplan_buf_printf(out, GPUPLAN_TR("  warning: %s\n"), p->warnings[i]);
+}
+
+static enum gpuplan_status
+render_text(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct gpuplan_error *err)
+{
+    gpuplan_buf_printf(
+        out,
+        GPUPLAN_TR(
+            "%s: %llu candidates evaluated, %llu fit, %llu meet the constraints (objective %s, %s)\n\n"),
+        r->n_top ? r->top[0].model_id : GPUPLAN_TR("model"), (unsigned long long)r->evaluated,
+        (unsigned long long)r->fitting, (unsigned long long)r->feasible,
+        gpuplan_plan_objective_name(r->request.objective),
+        gpuplan_plan_where_name(r->request.where));
+    if (r->n_top) {
+        gpuplan_buf_puts(out, GPUPLAN_TR(table_head));
+        for (size_t i = 0; i < r->n_top; i++)
+            text_row(&r->top[i], i + 1, out);
+        for (size_t i = 0; i < r->n_top; i++)
+            text_details(&r->top[i], i + 1, out);
+    }
+    if (r->n_pareto) {
+        gpuplan_buf_puts(out, GPUPLAN_TR("\ntime vs cost (Pareto set):\n"));
+        gpuplan_buf_puts(out, GPUPLAN_TR(table_head));
+        for (size_t i = 0; i < r->n_pareto; i++)
+            text_row(&r->pareto[i], i + 1, out);
+    }
+    for (size_t i = 0; i < r->n_notes; i++)
+        gpuplan_buf_printf(out, GPUPLAN_TR("%snote: %s\n"), i == 0 ? "\n" : "", r->notes[i]);
+    return gpuplan_buf_status(out, err);
+}
+
+enum gpuplan_status gpuplan_render_plan(const struct gpuplan_plan_result *result,
+                                        enum gpuplan_format format,
+                                        struct gpuplan_buf *out,
+                                        struct gpuplan_error *err)
+{
+    if (format == GPUPLAN_FORMAT_JSON)
+        return render_json(result, out, err);
+    return render_text(result, out, err);
+}
