@@ -79,7 +79,7 @@ struct gpuplan_memory_per_gpu {
     uint64_t weights_bytes; /* model weights resident (incl. master copy, working copy, gathered
                                units) */
     uint64_t gradients_bytes;
-    uint64_t optimizer_bytes;
+    uint64_t optimizer_bytes;   /* incl. resident paged states (managed_bytes, outside allocated) */
     uint64_t activations_bytes; /* peak of saved activations + logits/loss + transient workspace */
     uint64_t adapters_bytes;    /* LoRA adapter weights */
     uint64_t kv_cache_bytes;    /* inference */
@@ -87,7 +87,9 @@ struct gpuplan_memory_per_gpu {
     uint64_t peak_allocated_bytes; /* torch.cuda.max_memory_allocated equivalent */
     uint64_t peak_reserved_bytes;  /* + allocator caching and fragmentation */
     uint64_t cuda_context_bytes;   /* CUDA/driver context, outside the allocator */
-    uint64_t device_total_bytes;   /* reserved + context: what nvidia-smi shows */
+    uint64_t device_total_bytes;   /* reserved + context (+ managed): what nvidia-smi shows */
+    uint64_t managed_bytes; /* CUDA unified memory resident on the GPU (paged optimizer states),
+                               outside the caching allocator: in device_total only */
 };
 
 struct gpuplan_memory_estimate {

@@ -469,6 +469,7 @@ struct states {
     double host;     /* bytes moved to host RAM (per GPU) */
     double gathered; /* FSDP/ZeRO-3 unsharded units in flight */
     double ddp_bucket;
+    double unsharded_grads; /* FSDP + PP: gradients accumulated unsharded over micro-batches */
 };
 
 /*
@@ -540,6 +541,14 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
             base = (fp32 ? 4.0 : 2.0) * params;
         s.adapters = grad_bytes * trainable;
     }
+    /*
+     * bitsandbytes' 32-bit optimizers (PagedAdamW, optim_bits 32) allocate
+     * their states in float32 whatever the parameter dtype
+     * (Optimizer2State.init_state: get_state_buffer(p, dtype=torch.float32));
+     * torch.optim keeps the parameter dtype.
+     */
+    if (j->optimizer == GPUPLAN_OPTIMIZER_PAGED_ADAMW)
+        state_bytes = 4.0;
     const double optim = optimizer_bytes(j->optimizer, trainable, small, factored, state_bytes);
     double grads = grad_bytes * trainable;
     if (j->optim_in_bwd) /* torchtune optimizer_in_bwd: each grad is freed right after its step */
@@ -548,7 +557,45 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
     /* Master weights live with the optimizer partition (DeepSpeed ZeRO-1/2; FSDP shards
      * everything). */
     const bool full = j->method == GPUPLAN_METHOD_FULL;
-    if (shard_par) {
+    if (shard_par && j->pp > 1 && sp > 1.0) {
+        /*
+         * FSDP under pipeline parallelism (torchtitan parallelize: "For PP,
+         * do not reshard after forward to avoid per-microbatch
+         * all-gathers", reshard_after_forward = not pp_enabled; and
+         * torch.distributed.pipelining turns gradient sync off for every
+         * micro-batch but the last): the stage's parameters stay gathered
+         * in the compute dtype for the whole step, and full fine-tuning
+         * accumulates unsharded gradients, upcast to the reduce dtype
+         * (fp32 under a mixed policy: FSDP2 to_accumulated_grad_if_needed).
+         * In effect ZeRO-2 for the stage, plus the sharded states.
+         */
+        s.weights = (base + master) / sp;
+        const double stage = params; /* this GPU's TP x PP share, unsharded */
+        s.gathered = work * stage;
+        s.unsharded_grads = full ? (pure ? 2.0 : 4.0) * stage : 0.0;
+    } else if (shard_par && j->method == GPUPLAN_METHOD_QLORA) {
+        /*
+         * FSDP/ZeRO-3 QLoRA all-gathers the quantised storage, not a 16-bit
+         * copy: torchtune's NF4Tensor implements fsdp_pre_all_gather on its
+         * packed data; HF FSDP-QLoRA keeps bnb's packed 4-bit weights in a
+         * bf16 quant_storage flat parameter. A unit is one block (its
+         * linears in --quant, norms in the 16/32-bit rest dtype), the
+         * embedding, or the head with the final norm; two in flight.
+         */
+        s.weights = (base + master) / sp;
+        const double L = p->n_layers ? (double)p->n_layers : 1.0;
+        const double rest_bytes = pure ? 2.0 : 4.0;
+        const double block_linear = (double)p->linear_params / L;
+        const double block_other = p->block_params > p->linear_params
+                                       ? (double)(p->block_params - p->linear_params) / L
+                                       : 0.0;
+        double unit = dtype_bytes_d(j->quant, block_linear) + rest_bytes * block_other;
+        const double embed = rest_bytes * (double)p->embed_params;
+        const double head = rest_bytes * (double)(p->n_params - p->block_params - p->embed_params);
+        unit = unit > embed ? unit : embed;
+        unit = unit > head ? unit : head;
+        s.gathered = 2.0 * unit / (j->tp ? j->tp : 1);
+    } else if (shard_par) {
         s.weights = (base + master) / sp;
         const double unit = (double)p->largest_layer_params / (j->tp ? j->tp : 1);
         s.gathered = 2.0 * work * unit + (full ? work * unit : 0.0);
@@ -641,17 +688,31 @@ static double training_activations(const struct gpuplan_memory_profile *p,
         stored = j->grad_ckpt == GPUPLAN_CKPT_FULL ? a.boundary * tokens : one_layer;
     }
     /*
-     * Logits and cross-entropy (HF ForCausalLMLoss: logits.float(), then
-     * log_softmax): c-byte logits + fp32 copy + fp32 log-softmax output at
-     * the end of forward; backward holds the same amount (fp32 grad + its
-     * c-byte cast). Chunked CE upcasts one chunk of 8 at a time.
+     * Logits and cross-entropy, upcast path (HF ForCausalLMLoss and
+     * torchtitan: logits.float(), then F.cross_entropy = log_softmax +
+     * nll_loss in eager PyTorch). Forward end: c-byte logits + fp32 copy +
+     * the fp32 log-softmax output log_softmax saves = (c + 8) V T. Start
+     * of backward (every stored activation still alive): the saved
+     * log-softmax output (4 V T), nll_loss_backward's dense fp32 gradient
+     * (zeros_like(input), 4 V T) and log_softmax_backward's fp32 result
+     * (4 V T) coexist = 12 V T, which is the larger for c <= 4.
+     * Chunked CE (torchtune CEWithChunkedOutputLoss, k = 8 chunks, eager):
+     * the c-byte logits of every chunk live until the loss returns, each
+     * chunk's fp32 log-softmax output is saved (4 V T over all chunks) and
+     * one chunk's fp32 copy is transient (4 V T / k): (c + 4 + 4/k) V T; its
+     * backward holds the saved outputs plus one chunk's two gradients,
+     * (4 + 8/k) V T, never more. (Under torch.compile the compiled loss
+     * keeps less; compile is not modelled.)
      */
     const double V = (double)p->vocab / tp;
     double logits;
-    if (j->chunked_ce)
-        logits = a.c * V * tokens + 8.0 * V * tokens / CHUNKED_CE_CHUNKS;
-    else
-        logits = (a.c < 4.0 ? a.c + 8.0 : 8.0) * V * tokens;
+    if (j->chunked_ce) {
+        const double fwd = a.c + 4.0 + 4.0 / CHUNKED_CE_CHUNKS, bwd = 4.0 + 8.0 / CHUNKED_CE_CHUNKS;
+        logits = (fwd > bwd ? fwd : bwd) * V * tokens;
+    } else {
+        const double fwd = a.c < 4.0 ? a.c + 8.0 : 8.0, bwd = 12.0;
+        logits = (fwd > bwd ? fwd : bwd) * V * tokens;
+    }
     *logits_out = logits;
     return stored + (logits > transient ? logits : transient);
 }
@@ -732,7 +793,7 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
         const struct states s = model_states(profile, &job, (double)shard, (double)mp);
         double logits = 0.0;
         weights = s.weights + s.gathered;
-        grads = s.grads + s.ddp_bucket;
+        grads = s.grads + s.ddp_bucket + s.unsharded_grads;
         optim = s.optim;
         adapters = s.adapters;
         host = s.host * (double)job.gpus_per_node;
@@ -749,11 +810,18 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
             overhead += 2.0 * (double)profile->largest_linear_params / (double)job.tp;
     }
     double allocated = weights + grads + optim + act + adapters + kv + overhead;
+    double managed = 0.0;
     if (job.method != GPUPLAN_METHOD_INFER && is_paged(job.optimizer) && gpu) {
         /*
          * Paged (unified-memory) optimizer states are evicted to host only
          * under memory pressure: when they fit next to everything else they
          * stay on the GPU (bitsandbytes paged optimizers, cudaMallocManaged).
+         * Managed memory is not allocated through PyTorch's caching
+         * allocator, so torch.cuda.max_memory_allocated/reserved never
+         * include it; only nvidia-smi (device total) does. Check (not a
+         * fit): torchtune PR #961 measured one Llama-2-7B PagedAdamW job
+         * at 20.2 GB allocated and 22.3 GB on an 80 GB A100, where its
+         * 54 GB of fp32 states fit and stay resident but are not counted.
          */
         const struct states s = model_states(profile, &job, (double)shard, (double)mp);
         const double paged = s.host; /* with --offload none the host holds only the paged states */
@@ -762,10 +830,9 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
         const double others =
             allocated * (1.0 + ALLOCATOR_SLACK) + cuda_context_bytes(gpu) +
             (n_gpus > 1 ? (double)(NCCL_BUFFERS_MIB * GPUPLAN_BYTES_PER_MIB) : 0.0);
-        if (job.offload == GPUPLAN_OFFLOAD_NONE &&
-            others + paged * (1.0 + ALLOCATOR_SLACK) <= usable) {
-            optim += paged;
-            allocated += paged;
+        if (job.offload == GPUPLAN_OFFLOAD_NONE && others + paged <= usable) {
+            managed = paged;
+            optim += paged; /* shown with the optimizer; not part of allocated/reserved */
             host -= paged * (double)job.gpus_per_node;
             if (host < 0.0)
                 host = 0.0;
@@ -785,7 +852,8 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
     g->peak_allocated_bytes = gpuplan_bytes_from_double(allocated);
     g->peak_reserved_bytes = gpuplan_bytes_from_double(reserved);
     g->cuda_context_bytes = gpuplan_bytes_from_double(context);
-    g->device_total_bytes = gpuplan_bytes_from_double(reserved + context + nccl);
+    g->device_total_bytes = gpuplan_bytes_from_double(reserved + context + nccl + managed);
+    g->managed_bytes = gpuplan_bytes_from_double(managed);
     out->host_ram_bytes = gpuplan_bytes_from_double(host);
 
     if (!gpu)

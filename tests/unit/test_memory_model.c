@@ -4,6 +4,8 @@
  */
 #include "test_common.h"
 
+#include <math.h>
+
 #include "gpuplan/estimate.h"
 #include "gpuplan/gpuplan.h"
 
@@ -289,6 +291,136 @@ static void test_fit_and_suggestions(void **state)
     gpuplan_model_release(&m);
 }
 
+/*
+ * bitsandbytes PagedAdamW: fp32 states (8 B per parameter even for bf16
+ * weights) in CUDA managed memory. Resident states count in the device
+ * total (nvidia-smi) but never in PyTorch's allocated/reserved peaks; when
+ * they do not fit they live on the host.
+ */
+static void test_paged_states_outside_allocator(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.id, sizeof gpu.id, "%s", "test-141g");
+    snprintf(gpu.compute_capability, sizeof gpu.compute_capability, "%s", "9.0");
+    gpu.memory_bytes = 141ULL * GPUPLAN_BYTES_PER_GB;
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "precision", "bf16");
+    set(&job, "grad-ckpt", "full");
+    struct gpuplan_memory_estimate plain, paged;
+    eval(&m, &job, &gpu, &plain);
+    set(&job, "optimizer", "paged-adamw");
+    eval(&m, &job, &gpu, &paged);
+    /* torch.optim AdamW keeps bf16 states (4 B/param) inside the allocator. */
+    assert_int_equal(plain.per_gpu.optimizer_bytes, 4 * P_LLAMA_8B);
+    assert_int_equal(plain.per_gpu.managed_bytes, 0);
+    /* paged: allocated drops by the states, the device total carries 8 B/param */
+    assert_int_equal(paged.per_gpu.managed_bytes, 8 * P_LLAMA_8B);
+    assert_int_equal(paged.per_gpu.optimizer_bytes, 8 * P_LLAMA_8B);
+    assert_int_equal(paged.per_gpu.peak_allocated_bytes + 4 * P_LLAMA_8B,
+                     plain.per_gpu.peak_allocated_bytes);
+    assert_true(paged.per_gpu.device_total_bytes >
+                paged.per_gpu.peak_reserved_bytes + 8 * P_LLAMA_8B);
+    assert_int_equal(paged.host_ram_bytes, 0);
+    /* on a 24 GB card the states do not fit: host RAM, not the device */
+    gpu.memory_bytes = 24ULL * GPUPLAN_BYTES_PER_GB;
+    eval(&m, &job, &gpu, &paged);
+    assert_int_equal(paged.per_gpu.managed_bytes, 0);
+    assert_int_equal(paged.host_ram_bytes, 8 * P_LLAMA_8B);
+    gpuplan_model_release(&m);
+}
+
+/*
+ * Cross-entropy peak at the start of backward (upcast path): saved fp32
+ * log-softmax output + nll_loss's dense fp32 gradient + log_softmax's
+ * fp32 result = 12 V T; chunked CE (8 chunks, eager): (2 + 4 + 4/8) V T.
+ * Checked as the difference between two vocabularies-worth of tokens.
+ */
+static void test_logits_bytes(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    const uint64_t V = 128256;
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "precision", "bf16");
+    set(&job, "grad-ckpt", "full");
+    set(&job, "seq-len", "1024");
+    struct gpuplan_memory_estimate e1, e2;
+    eval(&m, &job, NULL, &e1);
+    set(&job, "seq-len", "2048");
+    eval(&m, &job, NULL, &e2);
+    /* with full recompute, activations are linear in tokens: boundary 2h per layer + logits */
+    const uint64_t per_token = 32ULL * 2 * 4096 + 12 * V;
+    const uint64_t d = e2.per_gpu.activations_bytes - e1.per_gpu.activations_bytes;
+    assert_true(d >= 1024 * per_token - 1024 && d <= 1024 * per_token + 1024);
+    set(&job, "chunked-ce", "yes");
+    eval(&m, &job, NULL, &e2);
+    set(&job, "seq-len", "1024");
+    eval(&m, &job, NULL, &e1);
+    const uint64_t per_token_chunked = 32ULL * 2 * 4096 + 13 * V / 2;
+    const uint64_t dc = e2.per_gpu.activations_bytes - e1.per_gpu.activations_bytes;
+    assert_true(dc >= 1024 * per_token_chunked - 1024 && dc <= 1024 * per_token_chunked + 1024);
+    gpuplan_model_release(&m);
+}
+
+/*
+ * FSDP under PP (torchtitan): the stage stays gathered (bf16, 2 B per
+ * stage parameter) and full fine-tuning accumulates unsharded fp32
+ * gradients (4 B) over the micro-batches, on top of the sharded states.
+ */
+static void test_fsdp_with_pp_keeps_stage_unsharded(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-70b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "gpu", "none:8");
+    set(&job, "nodes", "4");
+    set(&job, "sharding", "fsdp");
+    set(&job, "grad-ckpt", "full");
+    set(&job, "pp", "4");
+    struct gpuplan_memory_estimate e;
+    eval(&m, &job, NULL, &e);
+    const double stage = (double)m.n_params_total / 4.0;
+    /* sharded over dp = 32 / 4 = 8: fp32 master 4/8 + bf16 2/8, plus the gathered stage 2 B */
+    const double w = (double)e.per_gpu.weights_bytes, g = (double)e.per_gpu.gradients_bytes;
+    assert_true(fabs(w - (6.0 / 8.0 + 2.0) * stage) < 1e6);
+    assert_true(fabs(g - (4.0 / 8.0 + 4.0) * stage) < 1e6);
+    gpuplan_model_release(&m);
+}
+
+/*
+ * FSDP QLoRA gathers the quantised storage: for Llama 3.1 70B the largest
+ * unit is then the bf16 head with the final norm (128256 x 8192 + 8192),
+ * not a block (0.44 GB in NF4), and two units are in flight.
+ */
+static void test_qlora_fsdp_gathers_quantised_units(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-70b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "method", "qlora");
+    set(&job, "precision", "bf16");
+    struct gpuplan_memory_estimate one, eight;
+    eval(&m, &job, NULL, &one);
+    set(&job, "gpu", "none:8");
+    set(&job, "sharding", "fsdp");
+    eval(&m, &job, NULL, &eight);
+    const double gathered =
+        (double)eight.per_gpu.weights_bytes - (double)one.per_gpu.weights_bytes / 8.0;
+    assert_true(fabs(gathered - 4.0 * (1050673152.0 + 8192.0)) < 1e3);
+    gpuplan_model_release(&m);
+}
+
 static void test_extreme_options_saturate(void **state)
 {
     (void)state;
@@ -319,6 +451,10 @@ int main(void)
         cmocka_unit_test(test_orderings),
         cmocka_unit_test(test_fit_and_suggestions),
         cmocka_unit_test(test_extreme_options_saturate),
+        cmocka_unit_test(test_paged_states_outside_allocator),
+        cmocka_unit_test(test_logits_bytes),
+        cmocka_unit_test(test_fsdp_with_pp_keeps_stage_unsharded),
+        cmocka_unit_test(test_qlora_fsdp_gathers_quantised_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
