@@ -325,6 +325,7 @@ int main(int argc, char **argv)
                 set_opt(&job, "optim-in-bwd", col(&h, &row, "optim_in_bwd"), why, sizeof why) &&
                 set_opt(&job, "seq-len", col(&h, &row, "seq_len"), why, sizeof why) &&
                 set_opt(&job, "micro-batch", col(&h, &row, "micro_batch"), why, sizeof why) &&
+                set_opt(&job, "grad-accum", col(&h, &row, "grad_accum"), why, sizeof why) &&
                 set_opt(&job, "grad-ckpt", ckpt, why, sizeof why) &&
                 set_opt(&job, "attention", col(&h, &row, "attention"), why, sizeof why) &&
                 set_opt(&job, "lora-rank", col(&h, &row, "lora_rank"), why, sizeof why) &&

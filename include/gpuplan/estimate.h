@@ -84,7 +84,9 @@ struct gpuplan_memory_per_gpu {
     uint64_t adapters_bytes;    /* LoRA adapter weights */
     uint64_t kv_cache_bytes;    /* inference */
     uint64_t overhead_bytes;    /* communication buffers, quantisation workspace */
-    uint64_t peak_allocated_bytes; /* torch.cuda.max_memory_allocated equivalent */
+    uint64_t peak_allocated_bytes; /* torch.cuda.max_memory_allocated equivalent; training: the
+                                      largest of four moments of a step (docs/formulas.md "Peak"),
+                                      not the sum of the categories above */
     uint64_t peak_reserved_bytes;  /* + allocator caching and fragmentation */
     uint64_t cuda_context_bytes;   /* CUDA/driver context, outside the allocator */
     uint64_t device_total_bytes;   /* reserved + context (+ managed): what nvidia-smi shows */

@@ -41,6 +41,8 @@ enum gpuplan_precision {
     GPUPLAN_PRECISION_FP32,       /* everything fp32 */
     GPUPLAN_PRECISION_FP8_MIXED,  /* fp8 matmuls (Transformer Engine / torchao), bf16 weights + fp32
                                      master */
+    GPUPLAN_PRECISION_AMP_BF16,   /* fp32 parameters, torch.autocast(bf16) only: no FSDP
+                                     MixedPrecision policy, no DeepSpeed bf16 (FSDP gathers fp32) */
     GPUPLAN_PRECISION_COUNT
 };
 
@@ -177,5 +179,40 @@ const char *gpuplan_grad_ckpt_name(enum gpuplan_grad_ckpt v);
 const char *gpuplan_attention_name(enum gpuplan_attention v);
 const char *gpuplan_sharding_name(enum gpuplan_sharding v);
 const char *gpuplan_offload_name(enum gpuplan_offload v);
+
+/* ---- command lines (job_argv.c) ---- */
+
+/* What went wrong in gpuplan_job_parse_argv(), so front-ends can word it. */
+enum gpuplan_argv_problem {
+    GPUPLAN_ARGV_OK = 0,
+    GPUPLAN_ARGV_UNEXPECTED_ARGUMENT, /* a second positional argument */
+    GPUPLAN_ARGV_UNKNOWN_OPTION,      /* an option name of 64 bytes or more */
+    GPUPLAN_ARGV_MISSING_VALUE,       /* "--name" last, without a value */
+    GPUPLAN_ARGV_BAD_VALUE,           /* gpuplan_job_set() or --format refused it (err filled) */
+};
+
+struct gpuplan_job_argv {
+    const char *positional;  /* the one argument not starting with "--" (MODEL), or NULL */
+    const char *format;      /* the --format value (already checked), or NULL */
+    const char *catalog_dir; /* the --catalog value, or NULL */
+    bool help;               /* --help or -h seen: parsing stopped there */
+    enum gpuplan_argv_problem problem;
+    int bad_index;     /* argv index of the offending argument */
+    char bad_name[64]; /* the option name without dashes (MISSING_VALUE) */
+};
+
+/*
+ * Parse argv[1..argc) as `gpuplan estimate` takes it: "--name value" or
+ * "--name=value" for every job option (through gpuplan_job_set()), plus
+ * --format, --catalog, --help/-h and one positional. Strings in `out` are
+ * borrowed from argv. Returns GPUPLAN_OK, or GPUPLAN_ERR_USAGE with
+ * out->problem saying which case (err filled in every case; for
+ * BAD_VALUE it is the option's own message).
+ */
+enum gpuplan_status gpuplan_job_parse_argv(struct gpuplan_job *job,
+                                           int argc,
+                                           char *const *argv,
+                                           struct gpuplan_job_argv *out,
+                                           struct gpuplan_error *err);
 
 #endif

@@ -21,8 +21,8 @@
 #include "i18n_internal.h"
 
 static const char *const method_names[] = { "full", "lora", "qlora", "infer", NULL };
-static const char *const precision_names[] = { "bf16", "bf16-mixed", "fp16-mixed",
-                                               "fp32", "fp8-mixed",  NULL };
+static const char *const precision_names[] = { "bf16",      "bf16-mixed", "fp16-mixed", "fp32",
+                                               "fp8-mixed", "amp-bf16",   NULL };
 static const char *const optimizer_names[] = {
     "adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "sgd", "adafactor", "lion", NULL
 };
@@ -46,9 +46,18 @@ static const char *const yes_no_names[] = { "no", "yes", NULL };
 const struct gpuplan_job_option gpuplan_job_options[] = {
     { "method", GPUPLAN_OPT_CHOICE, "full|lora|qlora|infer",
       GPUPLAN_N_("what to do with the model"), "full", method_names, 0, 0 },
-    { "precision", GPUPLAN_OPT_CHOICE, "bf16|bf16-mixed|fp16-mixed|fp32|fp8-mixed",
-      GPUPLAN_N_("how weights, gradients and optimizer states are stored"), "bf16-mixed",
-      precision_names, 0, 0 },
+    /*
+     * bf16-mixed follows the stack the sharding implies: none/ddp = torch AMP
+     * as HF Trainer/accelerate run it (fp32 parameters, autocast); zero* =
+     * DeepSpeed bf16 (16-bit parameters, fp32 master partition); fsdp = FSDP
+     * MixedPrecision (fp32 shards, 16-bit gathered units). amp-bf16 forces
+     * autocast-only with any sharding (FSDP then gathers fp32 units).
+     */
+    { "precision", GPUPLAN_OPT_CHOICE, "bf16|bf16-mixed|fp16-mixed|fp32|fp8-mixed|amp-bf16",
+      GPUPLAN_N_("how weights, gradients and optimizer states are stored: bf16-mixed = torch "
+                 "AMP on none/ddp, DeepSpeed bf16 on zero*, FSDP MixedPrecision on fsdp; amp-bf16 "
+                 "= fp32 parameters with autocast only, whatever the sharding"),
+      "bf16-mixed", precision_names, 0, 0 },
     { "optimizer", GPUPLAN_OPT_CHOICE,
       "adamw|adamw-8bit|paged-adamw|paged-adamw-8bit|sgd|adafactor|lion",
       GPUPLAN_N_("optimizer (states for trainable parameters only)"), "adamw", optimizer_names, 0,

@@ -285,10 +285,24 @@ static bool is_sharded_params(enum gpuplan_sharding s)
            s == GPUPLAN_SHARDING_FSDP_HYBRID;
 }
 
-static bool is_mixed(enum gpuplan_precision p)
+/*
+ * Torch AMP: the model's parameters stay fp32 (they are the master weights)
+ * and only torch.autocast casts matmul inputs to 16 bits. This is what
+ * --precision amp-bf16 asks for with any sharding, and what bf16-/fp16-mixed
+ * mean without DeepSpeed or FSDP: HF Trainer and accelerate ("native AMP")
+ * wrap the forward and the loss in torch.autocast and never cast the model
+ * (transformers Trainer.autocast_smart_context_manager; accelerate
+ * Accelerator.autocast). With zero* the stack is DeepSpeed's bf16/fp16
+ * engine (16-bit parameters + fp32 master partition) and with fsdp it is
+ * FSDP's MixedPrecision policy (fp32 shards, 16-bit gathered units).
+ */
+static bool is_amp(const struct gpuplan_job *j)
 {
-    return p == GPUPLAN_PRECISION_BF16_MIXED || p == GPUPLAN_PRECISION_FP16_MIXED ||
-           p == GPUPLAN_PRECISION_FP8_MIXED;
+    if (j->precision == GPUPLAN_PRECISION_AMP_BF16)
+        return true;
+    return (j->precision == GPUPLAN_PRECISION_BF16_MIXED ||
+            j->precision == GPUPLAN_PRECISION_FP16_MIXED) &&
+           (j->sharding == GPUPLAN_SHARDING_NONE || j->sharding == GPUPLAN_SHARDING_DDP);
 }
 
 static bool is_paged(enum gpuplan_optimizer o)
@@ -373,12 +387,13 @@ static struct act_sizes activation_sizes(const struct gpuplan_memory_profile *p,
     a.c = fp32 ? 4.0 : 2.0;
     /*
      * The residual stream is fp32 when the module's parameters are fp32 and
-     * autocast only casts matmuls: full fine-tuning with an fp32 model under
-     * autocast (no parameter-sharding mixed-precision policy), and QLoRA
-     * after prepare_model_for_kbit_training upcast the norms/embeddings.
+     * autocast only casts matmuls: full fine-tuning under torch AMP
+     * (is_amp: no DeepSpeed or FSDP parameter casting), any method under
+     * amp-bf16 (the frozen base is fp32 too), and QLoRA after
+     * prepare_model_for_kbit_training upcast the norms/embeddings.
      */
     const bool autocast_fp32_model =
-        full && is_mixed(j->precision) && !is_sharded_params(j->sharding);
+        (full && is_amp(j)) || j->precision == GPUPLAN_PRECISION_AMP_BF16;
     const bool qlora_fp32_rest =
         j->method == GPUPLAN_METHOD_QLORA && j->precision != GPUPLAN_PRECISION_BF16;
     a.r = (fp32 || autocast_fp32_model || qlora_fp32_rest) ? 4.0 : 2.0;
@@ -470,16 +485,27 @@ struct states {
     double gathered; /* FSDP/ZeRO-3 unsharded units in flight */
     double ddp_bucket;
     double unsharded_grads; /* FSDP + PP: gradients accumulated unsharded over micro-batches */
+    double cast_cache; /* torch AMP: autocast's 16-bit copies of the fp32 weights (in weights) */
 };
 
 /*
  * Model states per GPU for training.
  * Full fine-tuning, per parameter (P = this GPU's share after TP/PP):
  *  bf16 (pure): weights 2, grads 2, states in bf16 (AdamW 4).
- *  *-mixed: fp32 master 4 + 16-bit working copy 2 (autocast's weight cast
- *    cache, DeepSpeed's fp16 params, FSDP's gathered units), grads fp32 4,
- *    AdamW fp32 8: 18 B/param, DeepSpeed's 2 + 16 (calculators.md 1.2) and
- *    the 16-20 B rule (1.8); fp8-mixed adds a 1-byte copy of the linears.
+ *  *-mixed under DeepSpeed (zero*) or FSDP MixedPrecision: fp32 master 4 +
+ *    16-bit working copy 2 (DeepSpeed's bf16 params, FSDP's gathered
+ *    units), grads fp32 4, AdamW fp32 8: 18 B/param, DeepSpeed's 2 + 16
+ *    (calculators.md 1.2) and the 16-20 B rule (1.8); fp8-mixed adds a
+ *    1-byte copy of the linears.
+ *  torch AMP (is_amp: amp-bf16, or *-mixed on none/ddp): fp32 params 4
+ *    (they are the master), grads fp32 4, AdamW 8, plus autocast's cast
+ *    cache: a 16-bit copy of every fp32 weight a matmul uses, kept while
+ *    the autocast region runs (torch autocast_mode.cpp caches casts of
+ *    leaf tensors that require grad and clears the cache when the
+ *    outermost autocast context exits) and saved by the matmuls for
+ *    backward when activations are not recomputed: 2 B per linear param.
+ *    Not for FSDP's unsharded views (not leaves) nor frozen weights.
+ *    With FSDP and no MixedPrecision policy the units are gathered in fp32.
  *  fp32: 4 + 4 + 8.
  * LoRA: frozen base in 16-bit (fp32 under --precision fp32); adapters fp32
  *  (PEFT autocast_adapter_dtype=True) except under pure bf16 (torchtune).
@@ -525,9 +551,22 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
         grad_bytes = pure ? 2.0 : 4.0;
         if (pure || fp32) {
             base = work * params;
+        } else if (is_amp(j)) {
+            base = 4.0 * params;
+            if (!shard_par)
+                s.cast_cache = 2.0 * linear;
         } else {
             master = 4.0 * params;
-            base = 2.0 * params + (j->precision == GPUPLAN_PRECISION_FP8_MIXED ? linear : 0.0);
+            /*
+             * DeepSpeed keeps a (partitioned) 16-bit copy next to the fp32
+             * master partition. FSDP's MixedPrecision does not: its 16-bit
+             * shard (FSDP1 _mp_shard, FSDP2's cast before all-gather) exists
+             * only while a unit is gathered, which `gathered` counts.
+             */
+            const bool fsdp =
+                j->sharding == GPUPLAN_SHARDING_FSDP || j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID;
+            base = (fsdp ? 0.0 : 2.0 * params) +
+                   (j->precision == GPUPLAN_PRECISION_FP8_MIXED ? linear : 0.0);
         }
     } else {
         trainable = (double)p->lora_params / mp;
@@ -535,10 +574,13 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
         factored = (double)p->lora_factored_params / mp;
         state_bytes = pure ? 2.0 : 4.0;
         grad_bytes = pure ? 2.0 : 4.0;
+        /* amp-bf16 keeps the whole model fp32, frozen base included (no cast cache: frozen
+         * weights are not cached by autocast). */
+        const bool fp32_base = fp32 || j->precision == GPUPLAN_PRECISION_AMP_BF16;
         if (j->method == GPUPLAN_METHOD_QLORA)
             base = dtype_bytes_d(j->quant, linear) + (pure ? 2.0 : 4.0) * other;
         else
-            base = (fp32 ? 4.0 : 2.0) * params;
+            base = (fp32_base ? 4.0 : 2.0) * params;
         s.adapters = grad_bytes * trainable;
     }
     /*
@@ -598,9 +640,12 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
     } else if (shard_par) {
         s.weights = (base + master) / sp;
         const double unit = (double)p->largest_layer_params / (j->tp ? j->tp : 1);
-        s.gathered = 2.0 * work * unit + (full ? work * unit : 0.0);
+        /* amp-bf16 under FSDP: no MixedPrecision policy, so units are gathered (and their
+         * gradients reduced) in fp32. */
+        const double gw = j->precision == GPUPLAN_PRECISION_AMP_BF16 ? 4.0 : work;
+        s.gathered = 2.0 * gw * unit + (full ? gw * unit : 0.0);
     } else {
-        s.weights = base + master / so;
+        s.weights = base + master / so + s.cast_cache;
     }
     if (!full)
         s.adapters /= sp;
@@ -656,9 +701,17 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
  * worth in total, Korthikanti et al. sec. 4.2.3), plus the logits and loss
  * buffers of the last stage, plus backward workspace.
  */
+struct act_peak {
+    double stored;     /* saved for backward at the end of forward */
+    double transient;  /* one block recomputed + backward workspace */
+    double logits_fwd; /* logits and loss buffers at the end of forward */
+    double logits_bwd; /* ... while the loss is differentiated */
+    double last_block; /* the first block's backward: its activations + workspace */
+};
+
 static double training_activations(const struct gpuplan_memory_profile *p,
                                    const struct gpuplan_job *j,
-                                   double *logits_out)
+                                   struct act_peak *out)
 {
     const double seq = (double)j->seq_len, tokens = seq * (double)j->micro_batch;
     const struct act_sizes a = activation_sizes(p, j, seq);
@@ -708,12 +761,19 @@ static double training_activations(const struct gpuplan_memory_profile *p,
     double logits;
     if (j->chunked_ce) {
         const double fwd = a.c + 4.0 + 4.0 / CHUNKED_CE_CHUNKS, bwd = 4.0 + 8.0 / CHUNKED_CE_CHUNKS;
-        logits = (fwd > bwd ? fwd : bwd) * V * tokens;
+        out->logits_fwd = fwd * V * tokens;
+        out->logits_bwd = bwd * V * tokens;
     } else {
         const double fwd = a.c < 4.0 ? a.c + 8.0 : 8.0, bwd = 12.0;
-        logits = (fwd > bwd ? fwd : bwd) * V * tokens;
+        out->logits_fwd = fwd * V * tokens;
+        out->logits_bwd = bwd * V * tokens;
     }
-    *logits_out = logits;
+    logits = out->logits_fwd > out->logits_bwd ? out->logits_fwd : out->logits_bwd;
+    out->stored = stored;
+    out->transient = transient;
+    /* The last block backward runs on (block 0) still holds its own saved or recomputed
+     * activations, whatever the checkpointing. */
+    out->last_block = one_layer + a.bwd_ws * tokens;
     return stored + (logits > transient ? logits : transient);
 }
 
@@ -787,11 +847,13 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
     out->shard_degree = (uint32_t)(shard > UINT32_MAX ? UINT32_MAX : shard);
 
     double weights = 0, grads = 0, optim = 0, act = 0, adapters = 0, kv = 0, overhead = 0, host = 0;
+    double phase_peak = -1.0; /* training: the largest of the four moments below */
     if (job.method == GPUPLAN_METHOD_INFER) {
         inference_memory(profile, &job, out, &weights, &kv, &act);
     } else {
         const struct states s = model_states(profile, &job, (double)shard, (double)mp);
-        double logits = 0.0;
+        struct act_peak ap;
+        memset(&ap, 0, sizeof ap);
         weights = s.weights + s.gathered;
         grads = s.grads + s.ddp_bucket + s.unsharded_grads;
         optim = s.optim;
@@ -800,7 +862,7 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
         if (job.offload != GPUPLAN_OFFLOAD_NONE && job.sharding >= GPUPLAN_SHARDING_ZERO1 &&
             job.sharding <= GPUPLAN_SHARDING_ZERO3)
             host *= DEEPSPEED_HOST_BUFFER_FACTOR;
-        act = training_activations(profile, &job, &logits);
+        act = training_activations(profile, &job, &ap);
         if (job.act_offload)
             host += (double)profile->n_layers *
                     activation_sizes(profile, &job, (double)job.seq_len).boundary *
@@ -808,8 +870,61 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
         if (job.method == GPUPLAN_METHOD_QLORA) /* one dequantised 16-bit weight at a time (bnb
                                                    dequantize_4bit) */
             overhead += 2.0 * (double)profile->largest_linear_params / (double)job.tp;
+        /*
+         * The categories above are each at their own maximum; they do not all
+         * peak at once. Four moments bound the step (docs/formulas.md
+         * "Peak"); S, the optimizer step, is below:
+         *  F, end of forward: saved activations + the forward logits/loss
+         *    buffers + autocast's cast cache (it lives until the autocast
+         *    region exits, i.e. through the forward and the loss);
+         *  B, start of backward: saved activations + the larger of the loss
+         *    backward and one recomputed block; the cast copies survive
+         *    only where the matmuls saved them (no recompute);
+         *  E, end of backward: every gradient + the activations and
+         *    workspace of the block differentiated last.
+         * Gradients of the previous step are gone in F and B only when they
+         * are freed after every step and not accumulated: zero_grad(set_to_none
+         * =True) (torch >= 2.0 default; HF Trainer, torchtune, torchtitan),
+         * one micro-batch per optimizer step, and a framework that does not
+         * keep a persistent gradient buffer (not DeepSpeed: ZeRO-3 allocates
+         * its fp32 gradient partition once; not pipeline schedules, which
+         * accumulate over micro-batches). Otherwise they count in F and B.
+         */
+        const bool grads_freed =
+            job.grad_accum <= 1 && !job.optim_in_bwd && job.pp <= 1 &&
+            (job.sharding == GPUPLAN_SHARDING_NONE || job.sharding == GPUPLAN_SHARDING_DDP ||
+             job.sharding == GPUPLAN_SHARDING_FSDP || job.sharding == GPUPLAN_SHARDING_FSDP_HYBRID);
+        const double live_grads = s.grads + s.unsharded_grads;
+        const double fixed = weights - s.cast_cache + s.ddp_bucket + optim + adapters + overhead +
+                             (grads_freed ? 0.0 : live_grads);
+        const double f = fixed + ap.stored + ap.logits_fwd + s.cast_cache;
+        const double b = fixed + ap.stored +
+                         (ap.logits_bwd > ap.transient ? ap.logits_bwd : ap.transient) +
+                         (job.grad_ckpt == GPUPLAN_CKPT_NONE ? s.cast_cache : 0.0);
+        const double e = fixed + (grads_freed ? live_grads : 0.0) + ap.last_block;
+        /*
+         * S, optimizer step: torch.optim.AdamW's default foreach path "uses
+         * ~ sizeof(params) more peak memory than the for-loop version due to
+         * the intermediates being a tensorlist vs just one tensor" (the
+         * `foreach` argument's docstring, torch/optim/optimizer.py): one
+         * state-sized temporary (_foreach_sqrt of exp_avg_sq) next to every
+         * gradient. Not under DeepSpeed (its own fused Adam), bitsandbytes
+         * (8-bit, paged) or an offloaded step.
+         */
+        const bool foreach_temp =
+            job.optimizer == GPUPLAN_OPTIMIZER_ADAMW && !job.optim_in_bwd &&
+            job.offload == GPUPLAN_OFFLOAD_NONE &&
+            !(job.sharding >= GPUPLAN_SHARDING_ZERO1 && job.sharding <= GPUPLAN_SHARDING_ZERO3);
+        /* Sharded units are resharded when backward ends: none is gathered at the step. */
+        const double st = fixed - s.gathered + (grads_freed ? live_grads : 0.0) +
+                          (foreach_temp ? 0.5 * s.optim : 0.0);
+        phase_peak = f > b ? f : b;
+        phase_peak = phase_peak > e ? phase_peak : e;
+        phase_peak = phase_peak > st ? phase_peak : st;
     }
     double allocated = weights + grads + optim + act + adapters + kv + overhead;
+    if (phase_peak >= 0.0) /* training: the moments, not the sum of the categories */
+        allocated = phase_peak;
     double managed = 0.0;
     if (job.method != GPUPLAN_METHOD_INFER && is_paged(job.optimizer) && gpu) {
         /*
@@ -890,7 +1005,8 @@ static void add_suggestion(struct gpuplan_memory_report *r,
         return;
     struct gpuplan_memory_suggestion *s = &r->suggestions[r->n_suggestions++];
     snprintf(s->change, sizeof s->change, "%s", text);
-    s->saving_bytes = (int64_t)saving;
+    /* Clamped as headroom_bytes is: a double past INT64_MAX has no int64_t value (C17 6.3.1.4). */
+    s->saving_bytes = saving > 9.0e18 ? INT64_MAX : (int64_t)saving;
     s->fits = e.fits;
 }
 

@@ -95,7 +95,7 @@ $0 == "" { next }
         if (f[ix["gpu"]] == "") problem("gpu is empty")
         enum("kind", "M D C G", 1)
         enum("method", "full lora qlora infer dora", 1)
-        enum("precision", "bf16 bf16-mixed fp16-mixed fp32 fp8-mixed", 0)
+        enum("precision", "bf16 bf16-mixed fp16-mixed fp32 fp8-mixed amp-bf16", 0)
         enum("optimizer", "adamw adamw-8bit paged-adamw paged-adamw-8bit sgd adafactor lion", 0)
         enum("optim_in_bwd", "yes no", 0)
         enum("grad_ckpt", "none selective full", 0)

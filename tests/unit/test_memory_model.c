@@ -46,7 +46,12 @@ static void set(struct gpuplan_job *job, const char *name, const char *value)
     assert_int_equal(gpuplan_job_set(job, name, value, &err), GPUPLAN_OK);
 }
 
-/* Full bf16-mixed AdamW: fp32 master 4P + bf16 working copy 2P, fp32 grads 4P, Adam 8P. */
+/*
+ * Full bf16-mixed AdamW on one GPU is torch AMP (HF Trainer): fp32 params 4P
+ * (the master) + autocast's bf16 cast cache of the linear weights 2 B each,
+ * fp32 grads 4P, Adam 8P. Under DeepSpeed (zero2) it is 16-bit params + fp32
+ * master: 6P of weights, the 18 B/param rule.
+ */
 static void test_full_mixed_adamw_states(void **state)
 {
     (void)state;
@@ -55,18 +60,105 @@ static void test_full_mixed_adamw_states(void **state)
     assert_int_equal(m.n_params_total, P_LLAMA_8B);
     struct gpuplan_job job;
     gpuplan_job_init(&job);
+    struct gpuplan_memory_profile prof;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_memory_profile_build(&prof, &m, 0, 8, &err), GPUPLAN_OK);
+    assert_true(prof.linear_params > P_LLAMA_8B / 2 && prof.linear_params < P_LLAMA_8B);
     struct gpuplan_memory_estimate e;
+    eval(&m, &job, NULL, &e);
+    assert_int_equal(e.per_gpu.weights_bytes, 4 * P_LLAMA_8B + 2 * prof.linear_params);
+    assert_int_equal(e.per_gpu.gradients_bytes, 4 * P_LLAMA_8B);
+    assert_int_equal(e.per_gpu.optimizer_bytes, 8 * P_LLAMA_8B);
+    assert_false(e.has_gpu);
+    /* DeepSpeed ZeRO-2 on 1 GPU (shard 1): 2 + 4 master, 4, 8. */
+    set(&job, "sharding", "zero2");
     eval(&m, &job, NULL, &e);
     assert_int_equal(e.per_gpu.weights_bytes, 6 * P_LLAMA_8B);
     assert_int_equal(e.per_gpu.gradients_bytes, 4 * P_LLAMA_8B);
     assert_int_equal(e.per_gpu.optimizer_bytes, 8 * P_LLAMA_8B);
-    assert_false(e.has_gpu);
+    set(&job, "sharding", "none");
     /* pure bf16: 2 + 2 + 4 */
     set(&job, "precision", "bf16");
     eval(&m, &job, NULL, &e);
     assert_int_equal(e.per_gpu.weights_bytes, 2 * P_LLAMA_8B);
     assert_int_equal(e.per_gpu.gradients_bytes, 2 * P_LLAMA_8B);
     assert_int_equal(e.per_gpu.optimizer_bytes, 4 * P_LLAMA_8B);
+    gpuplan_model_release(&m);
+}
+
+static double gbd(uint64_t b)
+{
+    return (double)b;
+}
+
+/*
+ * amp-bf16 under FSDP: no MixedPrecision policy, so units are gathered in
+ * fp32 (twice bf16-mixed's gathered bytes) and the residual stream is fp32;
+ * the shards hold fp32 params only (no separate master).
+ */
+static void test_amp_bf16_fsdp(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "sharding", "fsdp");
+    set(&job, "gpu", "none:8");
+    set(&job, "grad-ckpt", "full");
+    set(&job, "seq-len", "4096");
+    struct gpuplan_memory_estimate mixed, amp;
+    eval(&m, &job, NULL, &mixed);
+    set(&job, "precision", "amp-bf16");
+    eval(&m, &job, NULL, &amp);
+    const double P = (double)P_LLAMA_8B;
+    /* FSDP MixedPrecision: fp32 shards only; the bf16 copies exist while gathered. */
+    const double gathered_mixed = gbd(mixed.per_gpu.weights_bytes) - 4.0 * P / 8.0;
+    const double gathered_amp = gbd(amp.per_gpu.weights_bytes) - 4.0 * P / 8.0;
+    assert_true(gathered_mixed > 0.0);
+    assert_true(fabs(gathered_amp - 2.0 * gathered_mixed) < 16.0);
+    assert_true(amp.per_gpu.activations_bytes > mixed.per_gpu.activations_bytes);
+    assert_int_equal(amp.per_gpu.gradients_bytes, mixed.per_gpu.gradients_bytes);
+    gpuplan_model_release(&m);
+}
+
+/*
+ * Peak = the largest of end of forward / start of backward / end of
+ * backward. Without accumulation the previous step's gradients are freed
+ * (zero_grad set_to_none) before the activation peak; with accumulation
+ * they are alive throughout and the peak is the sum of the categories.
+ */
+static void test_peak_moments(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "precision", "bf16");
+    set(&job, "seq-len", "32768"); /* long enough for the activations to set the peak */
+    set(&job, "grad-ckpt", "full");
+    struct gpuplan_memory_estimate one, acc;
+    eval(&m, &job, NULL, &one);
+    set(&job, "grad-accum", "4");
+    eval(&m, &job, NULL, &acc);
+    const struct gpuplan_memory_per_gpu *g = &acc.per_gpu;
+    const uint64_t sum = g->weights_bytes + g->gradients_bytes + g->optimizer_bytes +
+                         g->activations_bytes + g->adapters_bytes + g->overhead_bytes;
+    assert_true(g->peak_allocated_bytes + 8 >= sum && g->peak_allocated_bytes <= sum + 8);
+    assert_true(one.per_gpu.peak_allocated_bytes < acc.per_gpu.peak_allocated_bytes);
+    /* The saving is at most the gradients. */
+    assert_true(acc.per_gpu.peak_allocated_bytes - one.per_gpu.peak_allocated_bytes <=
+                one.per_gpu.gradients_bytes + 8);
+    /* DeepSpeed keeps its gradient partitions: no saving under zero2. */
+    set(&job, "grad-accum", "1");
+    set(&job, "sharding", "zero2");
+    eval(&m, &job, NULL, &one);
+    g = &one.per_gpu;
+    const uint64_t sum2 = g->weights_bytes + g->gradients_bytes + g->optimizer_bytes +
+                          g->activations_bytes + g->adapters_bytes + g->overhead_bytes;
+    assert_true(g->peak_allocated_bytes + 8 >= sum2);
     gpuplan_model_release(&m);
 }
 
@@ -208,7 +300,12 @@ static void test_monotonic(void **state)
                                     e.per_gpu.peak_allocated_bytes);
                         assert_true(e.per_gpu.device_total_bytes > e.per_gpu.peak_reserved_bytes);
                     }
-                    assert_true(ckpt[2] < ckpt[0]);
+                    /* Full fine-tuning may peak at the end of backward (every gradient
+                     * alive, activations nearly gone), where checkpointing saves nothing;
+                     * LoRA's gradients are tiny, so its peak always holds activations. */
+                    assert_true(ckpt[2] <= ckpt[0]);
+                    if (k > 0 || s >= 65536)
+                        assert_true(ckpt[2] < ckpt[0]);
                     assert_true(ckpt[1] <= ckpt[0]);
                     assert_true(ckpt[0] >= prev);
                     prev = ckpt[0];
@@ -321,8 +418,12 @@ static void test_paged_states_outside_allocator(void **state)
     /* paged: allocated drops by the states, the device total carries 8 B/param */
     assert_int_equal(paged.per_gpu.managed_bytes, 8 * P_LLAMA_8B);
     assert_int_equal(paged.per_gpu.optimizer_bytes, 8 * P_LLAMA_8B);
-    assert_int_equal(paged.per_gpu.peak_allocated_bytes + 4 * P_LLAMA_8B,
-                     plain.per_gpu.peak_allocated_bytes);
+    /* torch AdamW's states (4P) leave the allocator; plain also carries foreach's
+     * state-sized temporary (2P) when the optimizer step sets its peak. */
+    assert_true(paged.per_gpu.peak_allocated_bytes + 4 * P_LLAMA_8B <=
+                plain.per_gpu.peak_allocated_bytes);
+    assert_true(paged.per_gpu.peak_allocated_bytes + 6 * P_LLAMA_8B >=
+                plain.per_gpu.peak_allocated_bytes);
     assert_true(paged.per_gpu.device_total_bytes >
                 paged.per_gpu.peak_reserved_bytes + 8 * P_LLAMA_8B);
     assert_int_equal(paged.host_ram_bytes, 0);
@@ -389,9 +490,10 @@ static void test_fsdp_with_pp_keeps_stage_unsharded(void **state)
     struct gpuplan_memory_estimate e;
     eval(&m, &job, NULL, &e);
     const double stage = (double)m.n_params_total / 4.0;
-    /* sharded over dp = 32 / 4 = 8: fp32 master 4/8 + bf16 2/8, plus the gathered stage 2 B */
+    /* sharded over dp = 32 / 4 = 8: fp32 master 4/8 (FSDP keeps no 16-bit shard), plus the
+     * gathered stage 2 B */
     const double w = (double)e.per_gpu.weights_bytes, g = (double)e.per_gpu.gradients_bytes;
-    assert_true(fabs(w - (6.0 / 8.0 + 2.0) * stage) < 1e6);
+    assert_true(fabs(w - (4.0 / 8.0 + 2.0) * stage) < 1e6);
     assert_true(fabs(g - (4.0 / 8.0 + 4.0) * stage) < 1e6);
     gpuplan_model_release(&m);
 }
@@ -442,6 +544,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_mixed_adamw_states),
+        cmocka_unit_test(test_amp_bf16_fsdp),
+        cmocka_unit_test(test_peak_moments),
         cmocka_unit_test(test_qlora_weights),
         cmocka_unit_test(test_lora_params),
         cmocka_unit_test(test_kv_cache_70b),
