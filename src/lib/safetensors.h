@@ -11,10 +11,11 @@
  *   bytes    tensor data; NAME's bytes are at 8 + N + BEGIN .. 8 + N + END
  *
  * Checks, as in tensor.rs: the header is valid UTF-8 and JSON without
- * duplicate keys; every dtype is known; shapes are non-negative integers;
- * sorted by data_offsets the tensors tile the data from 0 with no hole or
- * overlap; END - BEGIN == numel * bits / 8 (checked, whole bytes); and, when
- * the file size is known, 8 + N + last END == file size.
+ * duplicate keys (read with json_scan.h, not a DOM); every dtype is known;
+ * shapes are non-negative integers; sorted by data_offsets the tensors tile
+ * the data from 0 with no hole or overlap; END - BEGIN == numel * bits / 8
+ * (checked, whole bytes); and, when the file size is known,
+ * 8 + N + last END == file size.
  *
  * The index (model.safetensors.index.json, huggingface_hub
  * serialization/_torch.py) is {"metadata": {"total_size": BYTES},
@@ -44,7 +45,7 @@
 #define GPUPLAN_SAFETENSORS_MAX_SHARD_NAME 255U
 
 struct gpuplan_st_tensor {
-    const char *name; /* borrowed from the header's JSON, NUL-terminated */
+    const char *name; /* borrowed from the header's strings, NUL-terminated */
     size_t name_len;  /* bytes, excluding the NUL */
     enum gpuplan_dtype dtype;
     uint32_t n_dims; /* 0 (scalar) .. GPUPLAN_SAFETENSORS_MAX_DIMS */
@@ -54,8 +55,18 @@ struct gpuplan_st_tensor {
     uint64_t end_bytes;   /* data_offsets[1], one past the end */
 };
 
+/* A top-level key of the header (tensor name or "__metadata__"), for lookup by name. */
+struct gpuplan_st_name {
+    uint64_t hash;    /* of the decoded name (safetensors.c name_hash) */
+    const char *name; /* borrowed from the header's strings, NUL-terminated */
+    uint32_t len;     /* bytes, excluding the NUL */
+    uint32_t offset;  /* byte offset of the key in the header JSON */
+};
+
 struct gpuplan_st_header {
-    json_t *root;                      /* owned: the parsed header */
+    char *strings;                 /* owned: decoded names and metadata, NUL-terminated */
+    struct gpuplan_st_name *names; /* owned: every top-level key, sorted by hash */
+    size_t n_names;
     uint64_t header_bytes;             /* N, e.g. 128 */
     uint64_t data_bytes;               /* last END: size of the data section */
     struct gpuplan_st_tensor *tensors; /* owned; sorted by data offset */
@@ -91,6 +102,11 @@ enum gpuplan_status gpuplan_st_header_parse(const uint8_t *data,
                                             const char *where,
                                             struct gpuplan_st_header *out,
                                             struct gpuplan_error *err);
+
+/* True when the header has a top-level key `name` of `len` bytes (O(log n)). */
+bool gpuplan_st_header_has_name(const struct gpuplan_st_header *header,
+                                const char *name,
+                                size_t len);
 
 /*
  * Append the header's tensors to `model` as groups (role, layer and stack

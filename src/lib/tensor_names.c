@@ -25,29 +25,42 @@ struct parts {
     size_t n;
 };
 
-static bool span_eq(struct span a, const char *lit)
+/* A literal with its length, so no comparison needs strlen. */
+struct word {
+    const char *s;
+    size_t n;
+};
+#define W(lit)              \
+    {                       \
+        lit, sizeof lit - 1 \
+    }
+#define N_WORDS(list) (sizeof list / sizeof list[0])
+
+static bool span_eq_n(struct span a, const char *lit, size_t n)
 {
-    const size_t n = strlen(lit);
     return a.n == n && memcmp(a.s, lit, n) == 0;
 }
 
-static bool span_has(struct span a, const char *lit)
+static bool span_has_n(struct span a, const char *lit, size_t n)
 {
-    const size_t n = strlen(lit);
     if (n > a.n)
         return false;
     for (size_t i = 0; i + n <= a.n; i++) {
-        if (memcmp(a.s + i, lit, n) == 0)
+        if (a.s[i] == lit[0] && memcmp(a.s + i, lit, n) == 0)
             return true;
     }
     return false;
 }
 
-static bool span_ends(struct span a, const char *lit)
+static bool span_ends_n(struct span a, const char *lit, size_t n)
 {
-    const size_t n = strlen(lit);
     return a.n >= n && memcmp(a.s + a.n - n, lit, n) == 0;
 }
+
+/* Literal-only forms: the length is a compile-time constant. */
+#define span_eq(a, lit)   span_eq_n((a), "" lit, sizeof(lit) - 1)
+#define span_has(a, lit)  span_has_n((a), "" lit, sizeof(lit) - 1)
+#define span_ends(a, lit) span_ends_n((a), "" lit, sizeof(lit) - 1)
 
 /* Parse a decimal block or expert index (at most 9 digits); -1 when not a number. */
 static int32_t span_index(struct span a)
@@ -90,10 +103,10 @@ static void info_init(struct gpuplan_tensor_name_info *out)
     out->is_expert_stack = false;
 }
 
-static bool is_any(struct span a, const char *const *list)
+static bool is_any(struct span a, const struct word *list, size_t n)
 {
-    for (size_t i = 0; list[i]; i++) {
-        if (span_eq(a, list[i]))
+    for (size_t i = 0; i < n; i++) {
+        if (a.n == list[i].n && memcmp(a.s, list[i].s, a.n) == 0)
             return true;
     }
     return false;
@@ -102,14 +115,14 @@ static bool is_any(struct span a, const char *const *list)
 /* Side tensors of quantised checkpoints: bitsandbytes 4-bit/8-bit, GPTQ/AWQ, FP8. */
 static bool is_quant_state(const struct parts *p)
 {
-    static const char *const names[] = {
-        "absmax",      "quant_map", "nested_absmax",    "nested_quant_map",
-        "quant_state", "SCB",       "weight_format",    "qzeros",
-        "scales",      "g_idx",     "weight_scale_inv", "weight_scale",
-        "input_scale", NULL
+    static const struct word names[] = {
+        W("absmax"),      W("quant_map"), W("nested_absmax"),    W("nested_quant_map"),
+        W("quant_state"), W("SCB"),       W("weight_format"),    W("qzeros"),
+        W("scales"),      W("g_idx"),     W("weight_scale_inv"), W("weight_scale"),
+        W("input_scale")
     };
     for (size_t i = 1; i < p->n; i++) {
-        if (is_any(p->c[i], names))
+        if (is_any(p->c[i], names, N_WORDS(names)))
             return true;
     }
     return false;
@@ -129,18 +142,17 @@ static bool is_attention_parent(struct span p)
 /* Role of a module under an MLP, to be turned into expert/shared roles by context. */
 static enum gpuplan_role mlp_role(struct span m, struct span parent)
 {
-    static const char *const gate[] = { "gate_proj", "w1", "wi_0", NULL };
-    static const char *const up[] = {
-        "up_proj", "w3", "wi_1", "c_fc", "fc1", "dense_h_to_4h", NULL
-    };
-    static const char *const down[] = { "down_proj", "w2", "fc2", "dense_4h_to_h", NULL };
-    if (is_any(m, gate))
+    static const struct word gate[] = { W("gate_proj"), W("w1"), W("wi_0") };
+    static const struct word up[] = { W("up_proj"), W("w3"),  W("wi_1"),
+                                      W("c_fc"),    W("fc1"), W("dense_h_to_4h") };
+    static const struct word down[] = { W("down_proj"), W("w2"), W("fc2"), W("dense_4h_to_h") };
+    if (is_any(m, gate, N_WORDS(gate)))
         return GPUPLAN_ROLE_MLP_GATE;
-    if (is_any(m, up) || (span_eq(m, "wi") && span_eq(parent, "DenseReluDense")))
+    if (is_any(m, up, N_WORDS(up)) || (span_eq(m, "wi") && span_eq(parent, "DenseReluDense")))
         return GPUPLAN_ROLE_MLP_UP;
     if (span_eq(m, "gate_up_proj"))
         return GPUPLAN_ROLE_MLP_GATE_UP;
-    if (is_any(m, down) || (span_eq(m, "wo") && span_eq(parent, "DenseReluDense")) ||
+    if (is_any(m, down, N_WORDS(down)) || (span_eq(m, "wo") && span_eq(parent, "DenseReluDense")) ||
         (span_eq(m, "c_proj") && span_eq(parent, "mlp")))
         return GPUPLAN_ROLE_MLP_DOWN;
     return GPUPLAN_ROLE_OTHER;
@@ -148,15 +160,15 @@ static enum gpuplan_role mlp_role(struct span m, struct span parent)
 
 static enum gpuplan_role attention_role(struct span m, struct span parent)
 {
-    static const char *const qkv[] = { "qkv_proj", "c_attn", "query_key_value", "Wqkv", "qkv",
-                                       "W_pack",   NULL };
+    static const struct word qkv[] = { W("qkv_proj"), W("c_attn"), W("query_key_value"),
+                                       W("Wqkv"),     W("qkv"),    W("W_pack") };
     if (span_eq(m, "q_proj") || span_eq(m, "query") || span_eq(m, "wq"))
         return GPUPLAN_ROLE_ATTN_Q;
     if (span_eq(m, "k_proj") || span_eq(m, "key") || span_eq(m, "wk"))
         return GPUPLAN_ROLE_ATTN_K;
     if (span_eq(m, "v_proj") || span_eq(m, "value") || span_eq(m, "wv"))
         return GPUPLAN_ROLE_ATTN_V;
-    if (is_any(m, qkv))
+    if (is_any(m, qkv, N_WORDS(qkv)))
         return GPUPLAN_ROLE_ATTN_QKV;
     if (span_eq(m, "o_proj") || span_eq(m, "out_proj"))
         return GPUPLAN_ROLE_ATTN_O;
@@ -184,13 +196,13 @@ static enum gpuplan_role attention_role(struct span m, struct span parent)
 
 static enum gpuplan_role top_level_role(struct span m)
 {
-    static const char *const embed[] = {
-        "embed_tokens", "wte", "word_embeddings", "embed_in", "tok_embeddings", "shared", NULL
-    };
-    static const char *const pos[] = { "wpe", "embed_positions", "position_embeddings", NULL };
-    if (is_any(m, embed))
+    static const struct word embed[] = { W("embed_tokens"),    W("wte"),
+                                         W("word_embeddings"), W("embed_in"),
+                                         W("tok_embeddings"),  W("shared") };
+    static const struct word pos[] = { W("wpe"), W("embed_positions"), W("position_embeddings") };
+    if (is_any(m, embed, N_WORDS(embed)))
         return GPUPLAN_ROLE_EMBEDDING;
-    if (is_any(m, pos))
+    if (is_any(m, pos, N_WORDS(pos)))
         return GPUPLAN_ROLE_POS_EMBEDDING;
     if (span_eq(m, "lm_head") || span_eq(m, "embed_out") || span_eq(m, "output"))
         return GPUPLAN_ROLE_LM_HEAD;
@@ -249,12 +261,16 @@ void gpuplan_tensor_name_classify_hf(const char *name,
         return;
     if (span_eq(p.c[0], "encoder"))
         out->stack = GPUPLAN_STACK_ENCODER;
-    static const char *const block_words[] = { "layers", "h", "block", "blocks", "blk", NULL };
+    static const struct word block_words[] = { W("layers"), W("h"), W("block"), W("blocks"),
+                                               W("blk") };
     size_t body = 0; /* first component after the block index */
     bool in_experts = false, in_shared = false;
-    for (size_t i = 0; i + 1 < p.n; i++) {
-        if (out->layer < 0 && is_any(p.c[i], block_words) && span_index(p.c[i + 1]) >= 0) {
-            out->layer = span_index(p.c[i + 1]);
+    for (size_t i = 0; i + 1 < p.n && out->layer < 0; i++) {
+        if (!is_any(p.c[i], block_words, N_WORDS(block_words)))
+            continue;
+        const int32_t index = span_index(p.c[i + 1]); /* parsed once */
+        if (index >= 0) {
+            out->layer = index;
             body = i + 2;
         }
     }
@@ -304,34 +320,34 @@ void gpuplan_tensor_name_classify_hf(const char *name,
 
 /* GGUF block tensor base names (gguf-py constants.py TENSOR_NAMES) and their roles. */
 static const struct {
-    const char *base;
+    struct word base;
     enum gpuplan_role role;
     bool is_expert_stack;
 } gguf_block_names[] = {
-    { "attn_q", GPUPLAN_ROLE_ATTN_Q, false },
-    { "attn_k", GPUPLAN_ROLE_ATTN_K, false },
-    { "attn_v", GPUPLAN_ROLE_ATTN_V, false },
-    { "attn_qkv", GPUPLAN_ROLE_ATTN_QKV, false },
-    { "attn_output", GPUPLAN_ROLE_ATTN_O, false },
-    { "attn_q_a", GPUPLAN_ROLE_MLA_Q_A, false },
-    { "attn_q_b", GPUPLAN_ROLE_MLA_Q_B, false },
-    { "attn_kv_a_mqa", GPUPLAN_ROLE_MLA_KV_A, false },
-    { "attn_kv_b", GPUPLAN_ROLE_MLA_KV_B, false },
-    { "attn_k_b", GPUPLAN_ROLE_MLA_KV_B, false },
-    { "attn_v_b", GPUPLAN_ROLE_MLA_KV_B, false },
-    { "ffn_gate", GPUPLAN_ROLE_MLP_GATE, false },
-    { "ffn_up", GPUPLAN_ROLE_MLP_UP, false },
-    { "ffn_down", GPUPLAN_ROLE_MLP_DOWN, false },
-    { "ffn_gate_inp", GPUPLAN_ROLE_ROUTER, false },
-    { "exp_probs_b", GPUPLAN_ROLE_ROUTER, false },
-    { "ffn_gate_exps", GPUPLAN_ROLE_EXPERT_GATE, true },
-    { "ffn_up_exps", GPUPLAN_ROLE_EXPERT_UP, true },
-    { "ffn_gate_up_exps", GPUPLAN_ROLE_EXPERT_GATE_UP, true },
-    { "ffn_down_exps", GPUPLAN_ROLE_EXPERT_DOWN, true },
-    { "ffn_gate_shexp", GPUPLAN_ROLE_SHARED_GATE, false },
-    { "ffn_up_shexp", GPUPLAN_ROLE_SHARED_UP, false },
-    { "ffn_down_shexp", GPUPLAN_ROLE_SHARED_DOWN, false },
-    { "ffn_gate_inp_shexp", GPUPLAN_ROLE_SHARED_ROUTER, false },
+    { W("attn_q"), GPUPLAN_ROLE_ATTN_Q, false },
+    { W("attn_k"), GPUPLAN_ROLE_ATTN_K, false },
+    { W("attn_v"), GPUPLAN_ROLE_ATTN_V, false },
+    { W("attn_qkv"), GPUPLAN_ROLE_ATTN_QKV, false },
+    { W("attn_output"), GPUPLAN_ROLE_ATTN_O, false },
+    { W("attn_q_a"), GPUPLAN_ROLE_MLA_Q_A, false },
+    { W("attn_q_b"), GPUPLAN_ROLE_MLA_Q_B, false },
+    { W("attn_kv_a_mqa"), GPUPLAN_ROLE_MLA_KV_A, false },
+    { W("attn_kv_b"), GPUPLAN_ROLE_MLA_KV_B, false },
+    { W("attn_k_b"), GPUPLAN_ROLE_MLA_KV_B, false },
+    { W("attn_v_b"), GPUPLAN_ROLE_MLA_KV_B, false },
+    { W("ffn_gate"), GPUPLAN_ROLE_MLP_GATE, false },
+    { W("ffn_up"), GPUPLAN_ROLE_MLP_UP, false },
+    { W("ffn_down"), GPUPLAN_ROLE_MLP_DOWN, false },
+    { W("ffn_gate_inp"), GPUPLAN_ROLE_ROUTER, false },
+    { W("exp_probs_b"), GPUPLAN_ROLE_ROUTER, false },
+    { W("ffn_gate_exps"), GPUPLAN_ROLE_EXPERT_GATE, true },
+    { W("ffn_up_exps"), GPUPLAN_ROLE_EXPERT_UP, true },
+    { W("ffn_gate_up_exps"), GPUPLAN_ROLE_EXPERT_GATE_UP, true },
+    { W("ffn_down_exps"), GPUPLAN_ROLE_EXPERT_DOWN, true },
+    { W("ffn_gate_shexp"), GPUPLAN_ROLE_SHARED_GATE, false },
+    { W("ffn_up_shexp"), GPUPLAN_ROLE_SHARED_UP, false },
+    { W("ffn_down_shexp"), GPUPLAN_ROLE_SHARED_DOWN, false },
+    { W("ffn_gate_inp_shexp"), GPUPLAN_ROLE_SHARED_ROUTER, false },
 };
 
 void gpuplan_tensor_name_classify_gguf(const char *name,
@@ -359,7 +375,7 @@ void gpuplan_tensor_name_classify_gguf(const char *name,
     enum gpuplan_role role = GPUPLAN_ROLE_OTHER;
     if (out->layer >= 0) {
         for (size_t i = 0; i < sizeof gguf_block_names / sizeof gguf_block_names[0]; i++) {
-            if (span_eq(base, gguf_block_names[i].base)) {
+            if (span_eq_n(base, gguf_block_names[i].base.s, gguf_block_names[i].base.n)) {
                 role = gguf_block_names[i].role;
                 out->is_expert_stack = gguf_block_names[i].is_expert_stack;
                 break;
