@@ -106,12 +106,30 @@ struct gpuplan_job {
     uint64_t seq_len;                 /* tokens per sequence, default 2048 */
     uint64_t micro_batch;             /* sequences per GPU per step, default 1 */
     uint64_t grad_accum;              /* micro-batches per optimizer step, default 1 */
-    bool optim_in_bwd;  /* optimizer step fused into backward (grads freed per param) */
-    bool act_offload;   /* activation offload to host (torchtune), default no */
-    bool chunked_ce;    /* chunked cross-entropy (logits upcast per chunk), default no */
-    bool compile;       /* fused elementwise kernels (time only), default no */
-    uint32_t lora_rank; /* default 8 */
-    double lora_alpha;  /* default 16 (time only, no memory effect) */
+    bool optim_in_bwd; /* optimizer step fused into backward (grads freed per param) */
+    bool act_offload;  /* activation offload to host (torchtune), default no */
+    bool chunked_ce;   /* chunked cross-entropy (logits upcast per chunk), default no */
+    bool compile;      /* fused elementwise kernels (time only), default no */
+    /*
+     * The training loop holds the model's output object from its forward
+     * until the next forward returns (`outputs = model(**batch);
+     * loss = f(outputs); loss.backward()`), and that output carries the
+     * upcast logits and, with HF use_cache left on (checkpointing applied
+     * by a wrapper other than HF's gradient_checkpointing_enable), every
+     * layer's (k, v). Default no (HF Trainer drops the outputs before
+     * backward). Library/validation field: no CLI option yet.
+     */
+    bool keep_outputs;
+    /*
+     * LoRA under FSDP with a *-mixed precision: the frozen base was loaded
+     * in fp32 (from_pretrained(torch_dtype=torch.float32)), so its shards
+     * stay fp32 while FSDP's MixedPrecision gathers 16-bit units. Ignored
+     * elsewhere (DeepSpeed's bf16 engine casts the module; without
+     * sharding use --precision amp-bf16). Library/validation field.
+     */
+    bool base_fp32;
+    uint32_t lora_rank;                      /* default 8 */
+    double lora_alpha;                       /* default 16 (time only, no memory effect) */
     char lora_targets[GPUPLAN_JOB_MAX_TEXT]; /* "q_proj,v_proj", "all-linear", "attn" */
     gpuplan_role_mask lora_target_roles;     /* resolved from lora_targets */
     enum gpuplan_dtype quant;       /* qlora base storage: default NF4_DQ; also NF4, INT8 */

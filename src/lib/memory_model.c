@@ -576,7 +576,17 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
         grad_bytes = pure ? 2.0 : 4.0;
         /* amp-bf16 keeps the whole model fp32, frozen base included (no cast cache: frozen
          * weights are not cached by autocast). */
-        const bool fp32_base = fp32 || j->precision == GPUPLAN_PRECISION_AMP_BF16;
+        /*
+         * job.base_fp32: a base loaded in fp32 under FSDP MixedPrecision
+         * keeps fp32 shards (FSDP casts only the gathered copy to param_dtype,
+         * FSDP1 _mp_shard / FSDP2 cast before all-gather; accelerate upcasts
+         * trainable flat params only), so 4 B per frozen parameter per shard.
+         */
+        const bool fsdp_mixed_fp32_base =
+            j->base_fp32 && !pure && !fp32 &&
+            (j->sharding == GPUPLAN_SHARDING_FSDP || j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID);
+        const bool fp32_base =
+            fp32 || j->precision == GPUPLAN_PRECISION_AMP_BF16 || fsdp_mixed_fp32_base;
         if (j->method == GPUPLAN_METHOD_QLORA)
             base = dtype_bytes_d(j->quant, linear) + (pure ? 2.0 : 4.0) * other;
         else
@@ -702,11 +712,13 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
  * buffers of the last stage, plus backward workspace.
  */
 struct act_peak {
-    double stored;     /* saved for backward at the end of forward */
-    double transient;  /* one block recomputed + backward workspace */
-    double logits_fwd; /* logits and loss buffers at the end of forward */
-    double logits_bwd; /* ... while the loss is differentiated */
-    double last_block; /* the first block's backward: its activations + workspace */
+    double stored;      /* saved for backward at the end of forward */
+    double transient;   /* one block recomputed + backward workspace */
+    double logits_fwd;  /* logits and loss buffers at the end of forward */
+    double logits_bwd;  /* ... while the loss is differentiated */
+    double last_block;  /* the first block's backward: its activations + workspace */
+    double kept_kv;     /* keep_outputs: the output's per-layer (k, v) of one micro-batch */
+    double kept_logits; /* keep_outputs: the output's logits (fp32 when the loss upcasts) */
 };
 
 static double training_activations(const struct gpuplan_memory_profile *p,
@@ -774,7 +786,25 @@ static double training_activations(const struct gpuplan_memory_profile *p,
     /* The last block backward runs on (block 0) still holds its own saved or recomputed
      * activations, whatever the checkpointing. */
     out->last_block = one_layer + a.bwd_ws * tokens;
-    return stored + (logits > transient ? logits : transient);
+    if (j->keep_outputs) {
+        /*
+         * The loop holds the model's output (job.h keep_outputs). HF causal
+         * LMs return the logits upcast to fp32 (LlamaForCausalLM:
+         * `logits = logits.float()` before the loss; c-byte under a chunked
+         * loss, which never builds them whole) and, while use_cache is on,
+         * every layer's present (k, v) in the compute dtype: LlamaAttention
+         * keeps `past_key_value = (key_states, value_states) if use_cache`,
+         * i.e. the un-repeated GQA widths, 2 kv elements per token per
+         * layer. HF turns use_cache off only under its own
+         * gradient_checkpointing (LlamaModel.forward: "use_cache=True is
+         * incompatible with gradient checkpointing"); a wrapper such as
+         * torch's apply_activation_checkpointing (atorch "checkpoint")
+         * leaves the config default (use_cache true for Llama) on.
+         */
+        out->kept_kv = 2.0 * (double)p->kv_width / tp * a.c * layers * tokens;
+        out->kept_logits = (j->chunked_ce ? a.c : 4.0) * V * tokens;
+    }
+    return stored + (logits > transient ? logits : transient) + out->kept_kv + out->kept_logits;
 }
 
 /*
@@ -897,11 +927,20 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
         const double live_grads = s.grads + s.unsharded_grads;
         const double fixed = weights - s.cast_cache + s.ddp_bucket + optim + adapters + overhead +
                              (grads_freed ? 0.0 : live_grads);
-        const double f = fixed + ap.stored + ap.logits_fwd + s.cast_cache;
+        /*
+         * keep_outputs (job.h): the held output (kept = its (k, v) and
+         * logits) is alive in B, E and S; in F the new forward has built
+         * its own (k, v) while the previous step's output is still held,
+         * since the loop rebinds `outputs` only when the forward returns
+         * (the new fp32 logits are already in logits_fwd).
+         */
+        const double kept = ap.kept_kv + ap.kept_logits;
+        const double f = fixed + ap.stored + ap.logits_fwd + s.cast_cache +
+                         (kept > 0.0 ? ap.kept_kv + kept : 0.0);
         const double b = fixed + ap.stored +
                          (ap.logits_bwd > ap.transient ? ap.logits_bwd : ap.transient) +
-                         (job.grad_ckpt == GPUPLAN_CKPT_NONE ? s.cast_cache : 0.0);
-        const double e = fixed + (grads_freed ? live_grads : 0.0) + ap.last_block;
+                         (job.grad_ckpt == GPUPLAN_CKPT_NONE ? s.cast_cache : 0.0) + kept;
+        const double e = fixed + (grads_freed ? live_grads : 0.0) + ap.last_block + kept;
         /*
          * S, optimizer step: torch.optim.AdamW's default foreach path "uses
          * ~ sizeof(params) more peak memory than the for-loop version due to
@@ -917,7 +956,7 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
             !(job.sharding >= GPUPLAN_SHARDING_ZERO1 && job.sharding <= GPUPLAN_SHARDING_ZERO3);
         /* Sharded units are resharded when backward ends: none is gathered at the step. */
         const double st = fixed - s.gathered + (grads_freed ? live_grads : 0.0) +
-                          (foreach_temp ? 0.5 * s.optim : 0.0);
+                          (foreach_temp ? 0.5 * s.optim : 0.0) + kept;
         phase_peak = f > b ? f : b;
         phase_peak = phase_peak > e ? phase_peak : e;
         phase_peak = phase_peak > st ? phase_peak : st;

@@ -14,7 +14,7 @@
 set -u
 BUILD=${BUILD:-build}
 REG_MEDIAN=${REG_MEDIAN:-11}
-REG_P90=${REG_P90:-41}
+REG_P90=${REG_P90:-36}
 if ! make --no-print-directory -s BUILD="$BUILD" SAN="${SAN:-}" "$BUILD/tools/accuracy" >/dev/null 2>&1; then
     echo "suite: cannot build $BUILD/tools/accuracy"
     echo "0 passed, 1 failed"

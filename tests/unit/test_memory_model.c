@@ -471,6 +471,72 @@ static void test_logits_bytes(void **state)
 }
 
 /*
+ * keep_outputs: the held output carries every layer's (k, v) in the compute
+ * dtype (GQA widths, not repeated) and the fp32 logits. Llama 3.1 8B,
+ * bf16, full recompute, one GPU, T = 2048: kept = 2 * 1024 * 2 B * 32 *
+ * 2048 + 4 * V * 2048. The activations category grows by exactly that;
+ * the peak (end of forward: the previous step's output is still held
+ * while the new one is built) by at least kept plus the new (k, v).
+ */
+static void test_keep_outputs(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    const double V = 128256.0, T = 2048.0;
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "precision", "bf16");
+    set(&job, "grad-ckpt", "full");
+    set(&job, "seq-len", "2048");
+    struct gpuplan_memory_estimate off, on;
+    eval(&m, &job, NULL, &off);
+    job.keep_outputs = true;
+    eval(&m, &job, NULL, &on);
+    const double kv = 2.0 * 1024.0 * 2.0 * 32.0 * T, logits = 4.0 * V * T;
+    const double dact =
+        (double)on.per_gpu.activations_bytes - (double)off.per_gpu.activations_bytes;
+    assert_true(fabs(dact - (kv + logits)) < 1024.0);
+    const double dpeak =
+        (double)on.per_gpu.peak_allocated_bytes - (double)off.per_gpu.peak_allocated_bytes;
+    assert_true(dpeak >= kv + logits - 1024.0);
+    assert_true(dpeak <= 2.0 * kv + logits + 1024.0);
+    gpuplan_model_release(&m);
+}
+
+/*
+ * base_fp32 (LoRA, FSDP, bf16-mixed): the frozen base shards are fp32,
+ * 2 B more per parameter and GPU share (P / 8) than a 16-bit base; the
+ * gathered units and activations are unchanged. Ignored under ZeRO-3.
+ */
+static void test_base_fp32_fsdp_lora(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "method", "lora");
+    set(&job, "lora-targets", "all-linear");
+    set(&job, "sharding", "fsdp");
+    set(&job, "gpu", "none:8");
+    set(&job, "grad-ckpt", "full");
+    struct gpuplan_memory_estimate b16, b32;
+    eval(&m, &job, NULL, &b16);
+    job.base_fp32 = true;
+    eval(&m, &job, NULL, &b32);
+    const double d = (double)b32.per_gpu.weights_bytes - (double)b16.per_gpu.weights_bytes;
+    assert_true(fabs(d - 2.0 * (double)P_LLAMA_8B / 8.0) < 1024.0);
+    assert_int_equal(b32.per_gpu.activations_bytes, b16.per_gpu.activations_bytes);
+    set(&job, "sharding", "zero3");
+    eval(&m, &job, NULL, &b32);
+    job.base_fp32 = false;
+    eval(&m, &job, NULL, &b16);
+    assert_int_equal(b32.per_gpu.weights_bytes, b16.per_gpu.weights_bytes);
+    gpuplan_model_release(&m);
+}
+
+/*
  * FSDP under PP (torchtitan): the stage stays gathered (bf16, 2 B per
  * stage parameter) and full fine-tuning accumulates unsharded fp32
  * gradients (4 B) over the micro-batches, on top of the sharded states.
@@ -557,6 +623,8 @@ int main(void)
         cmocka_unit_test(test_extreme_options_saturate),
         cmocka_unit_test(test_paged_states_outside_allocator),
         cmocka_unit_test(test_logits_bytes),
+        cmocka_unit_test(test_keep_outputs),
+        cmocka_unit_test(test_base_fp32_fsdp_lora),
         cmocka_unit_test(test_fsdp_with_pp_keeps_stage_unsharded),
         cmocka_unit_test(test_qlora_fsdp_gathers_quantised_units),
     };
