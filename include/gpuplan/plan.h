@@ -37,7 +37,8 @@
 #include "gpuplan/render.h"
 
 enum gpuplan_plan_objective {
-    GPUPLAN_OBJECTIVE_COST = 0, /* cloud cost of the run (training) or per hour (serving) */
+    GPUPLAN_OBJECTIVE_COST = 0, /* cloud cost of the run (training) or per hour (serving);
+                                   on-prem: the own cost (TCO share) of the same */
     GPUPLAN_OBJECTIVE_TIME,     /* fastest run, or highest decode throughput */
     GPUPLAN_OBJECTIVE_GPUS,     /* fewest GPUs, then cost */
     GPUPLAN_OBJECTIVE_CAPEX,    /* cheapest server to buy, then time */
@@ -58,7 +59,8 @@ enum gpuplan_plan_where {
 #define GPUPLAN_PLAN_MAX_PARETO   24
 #define GPUPLAN_PLAN_MAX_REASONS  8
 #define GPUPLAN_PLAN_MAX_WARNINGS 10
-#define GPUPLAN_PLAN_TEXT_MAX     224
+#define GPUPLAN_PLAN_TEXT_MAX     320
+#define GPUPLAN_PLAN_MAX_NOTES    8
 
 struct gpuplan_plan_request {
     struct gpuplan_job job; /* method, precision, seq_len, tokens, context, batch, ... */
@@ -133,6 +135,15 @@ struct gpuplan_plan {
     bool has_capex;
     double capex_usd;         /* own servers: GPUs + platforms + network */
     double cost_per_mtok_usd; /* cloud USD per million tokens processed (ranking key) */
+    /* Owning (has_own_cost: has_capex and the TCO model ran): the TCO's monthly own cost
+     * (depreciation + energy + maintenance + colocation, `gpuplan tco` defaults) per hour of
+     * use, and this run's share of it. On-prem, the cost objective ranks by these. */
+    bool has_own_cost;
+    double own_usd_per_hour;      /* all the plan's servers, per hour of use */
+    double own_cost_usd;          /* training with has_time: own_usd_per_hour * time_hours */
+    double own_cost_per_mtok_usd; /* own USD per million tokens processed */
+    bool compromise; /* offload or lossy 4-bit serving weights the user did not ask for: ranked
+                        after plans without (docs/planner.md) */
     struct gpuplan_plan_server server;
     char reasons[GPUPLAN_PLAN_MAX_REASONS][GPUPLAN_PLAN_TEXT_MAX];
     size_t n_reasons;
@@ -145,11 +156,17 @@ struct gpuplan_plan_result {
     uint64_t evaluated;                  /* candidates evaluated (memory model runs) */
     uint64_t fitting;                    /* fit with headroom */
     uint64_t feasible;                   /* + met every constraint */
+    /* fitting candidates rejected because the server cannot hold what they need per server */
+    uint64_t over_ram;      /* host RAM above the platform's maximum */
+    uint64_t over_cores;    /* CPU cores (data loading) above the platform's maximum */
+    uint64_t over_nvme;     /* NVMe above the platform's bays x the largest drive */
+    uint64_t network_bound; /* multi-server, > 4/5 of each step waiting on the network */
     struct gpuplan_plan top[GPUPLAN_PLAN_MAX_TOP];
     size_t n_top;
     struct gpuplan_plan pareto[GPUPLAN_PLAN_MAX_PARETO]; /* by time, ascending */
     size_t n_pareto;
-    char notes[4][GPUPLAN_PLAN_TEXT_MAX]; /* run-level: why nothing fits, S14 hints */
+    char notes[GPUPLAN_PLAN_MAX_NOTES][GPUPLAN_PLAN_TEXT_MAX]; /* run-level: why plans were
+                                  dropped, ranking basis, trade-offs, S14 hints */
     size_t n_notes;
 };
 
@@ -201,11 +218,13 @@ enum gpuplan_status gpuplan_emit(const struct gpuplan_plan *plan,
  * Text: one table row per recommendation, then each plan's server, reasons
  * and warnings, then the Pareto set. JSON (sorted keys, 2-space indent):
  * {"schema_version":1, "model", "objective", "where", "evaluated", "fitting",
- * "feasible", "recommendations":[{gpu, gpus_per_node, nodes, method,
+ * "feasible", "rejected":{host_ram, cpu_cores, nvme, network_bound},
+ * "recommendations":[{gpu, gpus_per_node, nodes, method,
  * precision, sharding, micro_batch, grad_accum, grad_ckpt, offload,
  * memory_per_gpu_bytes, usable_bytes, headroom_bytes, fits, tokens_per_s,
  * time_hours (null), cost_usd (null), cost_usd_per_hour (null), capex_usd
- * (null), server:{platform, platform_name, form_factor, cpu_cores,
+ * (null), own_usd_per_hour (null), own_cost_usd (null), own_cost_per_mtok_usd
+ * (null), compromise, server:{platform, platform_name, form_factor, cpu_cores,
  * ram_bytes, nvme_bytes, nvme_gb_per_s, interconnect, network, power_w,
  * rack_power_w, servers}, reasons[], warnings[]}], "pareto":[same],
  * "notes":[]}. Serving plans add weights_dtype, kv_dtype, ttft_s,

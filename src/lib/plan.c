@@ -68,6 +68,7 @@
 #define CKPTS_KEPT                2.0
 #define NVME_SLACK                0.20
 #define NVME_DRIVE_BYTES          3840000000000ULL
+#define NVME_LARGEST_DRIVE_BYTES  30720000000000ULL /* 30.72 TB U.2/E3.S: Micron 9400, PM1733 */
 #define NVME_GEN4_GB_PER_S        7.0
 #define NVME_GEN5_GB_PER_S        14.0
 #define RACK_UNITS                42u
@@ -77,6 +78,23 @@
 #define PARETO_CAP                256
 #define DEFAULT_MAX_GPUS          64u
 #define DEFAULT_TOP_K             5u
+/*
+ * Global batch (micro-batch x accumulation x data-parallel ranks x seq_len)
+ * stops growing at the smaller of 4 Mi tokens (Llama 3's initial pre-training
+ * batch, Dubey et al. 2024 section 3.4.1: fine-tuning batches are smaller)
+ * and 1/100 of the run's tokens (at least 100 optimizer steps per epoch), so
+ * the search does not buy throughput with a batch no one would train with.
+ * Micro-batch 1 is always allowed.
+ */
+#define GLOBAL_BATCH_MAX_TOKENS 4194304.0
+#define MIN_OPTIMIZER_STEPS     100.0
+/* Multi-server plans with more than 4/5 of the step in exposed communication are dropped:
+ * each GPU then computes under a fifth of the time (e.g. workstations on 10 GbE). Half
+ * would drop FSDP-only 405B clusters on 8x 400 Gb/s, which the time model puts at
+ * 55-60 % (tensor/pipeline parallelism, which would cut it, is not searched). */
+#define NETWORK_BOUND_SHARE 0.8
+/* "Similar cost" for the trade-off note: within 10 % of the cheapest plan. */
+#define SIMILAR_COST_FRACTION 0.10
 
 static const uint32_t gpu_counts_cloud[] = { 1, 2, 4, 8 };
 static const uint32_t node_counts[] = { 1, 2, 4, 8, 16 };
@@ -115,6 +133,8 @@ struct layout {
     double capex_usd;
     bool has_rate;
     double usd_per_hour; /* all GPUs */
+    bool has_own;
+    double own_usd_per_hour; /* all servers, per hour of use (TCO defaults) */
 };
 
 /* The knobs of one candidate and its figures (what ranking and Pareto need). */
@@ -124,6 +144,7 @@ struct lite {
     uint8_t weights, kv; /* serving dtypes */
     uint64_t micro_batch;
     double tokens_per_s, time_key, cost_key, capex_key;
+    bool compromise; /* offload, or AWQ 4-bit weights, that the user did not fix */
     bool valid;
 };
 
@@ -136,11 +157,19 @@ struct search {
     struct layout *layouts;
     size_t n_layouts;
     struct lite *best; /* per layout */
-    struct lite pareto[PARETO_CAP];
-    size_t n_pareto;
+    /* Pareto sets over (time, cost): [0] every feasible candidate, [1] those that are no
+     * compromise; the result shows [1] when the top plan is no compromise */
+    struct lite pareto[2][PARETO_CAP];
+    size_t n_pareto[2];
     struct lite best_single; /* best feasible 1-GPU candidate (seed S14) */
+    struct lite top0;        /* the top recommendation */
     uint64_t evaluated, fitting, feasible;
     uint64_t n_no_rate; /* candidates dropped for want of a cloud rate */
+    uint64_t over_ram, over_cores, over_nvme;
+    uint64_t network_bound;      /* multi-server, mostly waiting on the network */
+    uint64_t n_no_price;         /* on-prem: dropped for want of a purchase price */
+    struct lite best_compromise; /* best compromise by the keys alone */
+    bool any_plain;              /* a feasible candidate that is no compromise */
 };
 
 static void
@@ -154,8 +183,15 @@ add_text(char (*list)[GPUPLAN_PLAN_TEXT_MAX], size_t *n, size_t cap, const char 
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(list[*n], GPUPLAN_PLAN_TEXT_MAX, GPUPLAN_TR(fmt), ap);
+    const int len = vsnprintf(list[*n], GPUPLAN_PLAN_TEXT_MAX, GPUPLAN_TR(fmt), ap);
     va_end(ap);
+    if (len >= GPUPLAN_PLAN_TEXT_MAX) {
+        /* truncated: never cut a UTF-8 sequence (translations are 2 bytes per letter) */
+        size_t end = GPUPLAN_PLAN_TEXT_MAX - 1;
+        while (end > 0 && ((unsigned char)list[*n][end] & 0xC0) == 0x80)
+            end--;
+        list[*n][end] = '\0';
+    }
     (*n)++;
 }
 
@@ -190,7 +226,15 @@ static bool platform_sells(const struct gpuplan_platform *platform, uint32_t cou
     return false;
 }
 
-/* Capex of the layout: GPUs + platforms + network, as gpuplan_tco_compute() sums them. */
+/*
+ * Capex of the layout: GPUs + platforms + network, as gpuplan_tco_compute() sums them.
+ * Own cost per hour of use: the TCO model with `gpuplan tco`'s defaults (cost.c,
+ * docs/tco.md: 3-year straight-line depreciation, GPUs at 80 % of TDP + platform
+ * power times PUE 1.4 at $0.12/kWh, idle power the rest of the day, 10 %/year
+ * maintenance, colocation per kW), i.e. monthly own cost / (hours used per day x
+ * days per month). A run of H hours is charged H times this: its share of owning
+ * the servers at the assumed use of 8 h/day.
+ */
 static void layout_prices(struct layout *l)
 {
     const uint32_t n = l->gpn * l->nodes;
@@ -208,6 +252,19 @@ static void layout_prices(struct layout *l)
     l->capex_usd = n * in.v[GPUPLAN_COST_GPU_PRICE].value + l->nodes * per_server +
                    in.n_servers * in.v[GPUPLAN_COST_NETWORK_PRICE].value;
     l->has_capex = true;
+    /* The cloud rate only enters the break-even figures, not the own cost; the TCO model
+     * insists on one, so a GPU without a catalog rate gets a placeholder here. */
+    if (!(in.v[GPUPLAN_COST_CLOUD_PRICE].value > 0.0) &&
+        gpuplan_cost_inputs_set(&in, GPUPLAN_COST_CLOUD_PRICE, 1.0, NULL) != GPUPLAN_OK)
+        return;
+    struct gpuplan_tco tco;
+    if (gpuplan_tco_compute(&in, &tco, NULL) != GPUPLAN_OK)
+        return;
+    const double hours_per_month = in.v[GPUPLAN_COST_HOURS_PER_DAY].value * GPUPLAN_DAYS_PER_MONTH;
+    if (hours_per_month > 0.0) {
+        l->own_usd_per_hour = tco.monthly_own_usd / hours_per_month;
+        l->has_own = isfinite(l->own_usd_per_hour) && l->own_usd_per_hour > 0.0;
+    }
 }
 
 static size_t layout_counts(const struct gpuplan_plan_request *req,
@@ -397,6 +454,73 @@ static size_t kv_formats(const struct gpuplan_plan_request *req,
     return n;
 }
 
+/* ---- what one server must hold (server spec and the host-limit check) ---- */
+
+static uint64_t round_up_ram(double bytes)
+{
+    static const uint32_t sizes_gib[] = { 32,   64,   128,  256,  384,  512,  768,
+                                          1024, 1536, 2048, 3072, 4096, 6144, 8192 };
+    for (size_t i = 0; i < sizeof sizes_gib / sizeof sizes_gib[0]; i++) {
+        const uint64_t b = (uint64_t)sizes_gib[i] * GPUPLAN_BYTES_PER_GIB;
+        if ((double)b >= bytes)
+            return b;
+    }
+    return gpuplan_bytes_from_double(bytes);
+}
+
+struct host_need {
+    double ram_bytes;     /* memory model host need + one 16-bit copy for loading + 10 % */
+    uint32_t cores_data;  /* data loading and launcher, floor S11: must fit the platform */
+    uint32_t cores_want;  /* + CPU Adam threads when the optimizer runs on the CPU */
+    double nvme_bytes;    /* weights + dataset + checkpoints + offloaded state, + 20 % */
+    uint64_t drive_bytes; /* the smallest drive size whose count fits the bays */
+    uint64_t drives;
+};
+
+static uint32_t round_cores(uint32_t cores)
+{
+    if (cores < CORES_MIN_S11)
+        cores = CORES_MIN_S11;
+    return (cores + 7u) / 8u * 8u;
+}
+
+/* Per server; formulas in the server-spec comment at the top of this file. */
+static void host_need(const struct search *s,
+                      const struct gpuplan_job *job,
+                      uint32_t gpus_per_node,
+                      uint32_t nodes,
+                      const struct gpuplan_platform *pl,
+                      const struct gpuplan_memory_estimate *m,
+                      struct host_need *h)
+{
+    const bool infer = job->method == GPUPLAN_METHOD_INFER;
+    const bool cpu_adam =
+        job->offload != GPUPLAN_OFFLOAD_NONE && job->offload != GPUPLAN_OFFLOAD_PARAMS;
+    const double n_params = (double)s->mem.n_params;
+    h->cores_data = round_cores(gpus_per_node * CORES_PER_GPU_DATA);
+    h->cores_want =
+        round_cores(gpus_per_node * (CORES_PER_GPU_DATA + (cpu_adam ? CORES_PER_GPU_CPU_ADAM : 0)));
+    h->ram_bytes = ((double)m->host_ram_bytes + 2.0 * n_params) * (1.0 + RAM_SLACK);
+    double nvme = 2.0 * n_params;
+    if (!infer) {
+        const double trained =
+            job->method == GPUPLAN_METHOD_FULL ? n_params : (double)s->mem.lora_params;
+        nvme += (double)job->tokens * DATASET_BYTES_PER_TOKEN +
+                CKPTS_KEPT * CKPT_FULL_BYTES_PER_PARAM * trained / nodes;
+        if (job->offload == GPUPLAN_OFFLOAD_NVME)
+            nvme += CKPT_FULL_BYTES_PER_PARAM * trained / nodes;
+    }
+    h->nvme_bytes = nvme * (1.0 + NVME_SLACK);
+    /* 3.84, 7.68, 15.36, 30.72 TB: the common U.2/E3.S capacities */
+    h->drive_bytes = NVME_DRIVE_BYTES;
+    while (pl && pl->nvme_bays && h->drive_bytes < NVME_LARGEST_DRIVE_BYTES &&
+           h->nvme_bytes > (double)h->drive_bytes * pl->nvme_bays)
+        h->drive_bytes *= 2;
+    h->drives = (uint64_t)ceil(h->nvme_bytes / (double)h->drive_bytes);
+    if (h->drives < 1)
+        h->drives = 1;
+}
+
 /* ---- one candidate ---- */
 
 static void job_for(const struct search *s,
@@ -448,23 +572,23 @@ static bool dominated(const struct lite *a, const struct lite *b)
            (b->time_key < a->time_key || b->cost_key < a->cost_key);
 }
 
-static void pareto_add(struct search *s, const struct lite *c)
+static void pareto_add(struct lite *set, size_t *n_set, const struct lite *c)
 {
     if (!isfinite(c->cost_key) || !isfinite(c->time_key))
         return;
-    for (size_t i = 0; i < s->n_pareto; i++) {
-        if (dominated(c, &s->pareto[i]) ||
-            (s->pareto[i].time_key == c->time_key && s->pareto[i].cost_key == c->cost_key))
+    for (size_t i = 0; i < *n_set; i++) {
+        if (dominated(c, &set[i]) ||
+            (set[i].time_key == c->time_key && set[i].cost_key == c->cost_key))
             return;
     }
     size_t kept = 0;
-    for (size_t i = 0; i < s->n_pareto; i++) {
-        if (!dominated(&s->pareto[i], c))
-            s->pareto[kept++] = s->pareto[i];
+    for (size_t i = 0; i < *n_set; i++) {
+        if (!dominated(&set[i], c))
+            set[kept++] = set[i];
     }
-    s->n_pareto = kept;
-    if (s->n_pareto < PARETO_CAP)
-        s->pareto[s->n_pareto++] = *c;
+    *n_set = kept;
+    if (*n_set < PARETO_CAP)
+        set[(*n_set)++] = *c;
 }
 
 /* Lexicographic keys by objective; smaller is better. */
@@ -488,7 +612,8 @@ static void keys(const struct search *s, const struct lite *c, double k[3])
     }
 }
 
-static bool better(const struct search *s, const struct lite *a, const struct lite *b)
+/* By the objective's keys alone (no compromise tier). */
+static bool keys_better(const struct search *s, const struct lite *a, const struct lite *b)
 {
     if (!b->valid)
         return a->valid;
@@ -504,6 +629,23 @@ static bool better(const struct search *s, const struct lite *a, const struct li
             return ka[i] < kb[i];
     }
     return a->layout < b->layout;
+}
+
+static bool better(const struct search *s, const struct lite *a, const struct lite *b)
+{
+    /* Offload (slow) and 4-bit serving weights (lossy) only when nothing else meets the
+     * constraints: they rank after every plan without, whatever the objective. An offload
+     * plan that is faster than the plan without (e.g. a cluster of small GPUs on Ethernet)
+     * is not slow: then the objective decides. */
+    if (a->valid && b->valid && a->compromise != b->compromise) {
+        const struct lite *plain = a->compromise ? b : a, *comp = a->compromise ? a : b;
+        const bool infer = a->method == GPUPLAN_METHOD_INFER;
+        double kp[3];
+        keys(s, plain, kp);
+        if (isfinite(kp[0]) && (infer || plain->time_key <= comp->time_key))
+            return plain == a;
+    }
+    return keys_better(s, a, b);
 }
 
 /*
@@ -523,6 +665,25 @@ static bool evaluate(struct search *s, struct lite *c)
     if (!headroom_ok(req, &job, &m))
         return false;
     s->fitting++;
+    /* A server that cannot hold the host RAM, data-loading cores or NVMe the plan needs is
+     * not a plan: reject it (run notes count these), never recommend it with a warning. */
+    if (l->platform) {
+        const struct gpuplan_platform *pl = l->platform;
+        struct host_need h;
+        host_need(s, &job, l->gpn, l->nodes, pl, &m, &h);
+        if (pl->ram_max_bytes && h.ram_bytes > (double)pl->ram_max_bytes) {
+            s->over_ram++;
+            return true;
+        }
+        if (pl->cpu_cores_max && h.cores_data > pl->cpu_cores_max) {
+            s->over_cores++;
+            return true;
+        }
+        if (pl->nvme_bays && h.drives > pl->nvme_bays) {
+            s->over_nvme++;
+            return true;
+        }
+    }
     struct gpuplan_throughput_system sys;
     gpuplan_throughput_system_init(&sys);
     sys.gpu = l->gpu;
@@ -534,6 +695,12 @@ static bool evaluate(struct search *s, struct lite *c)
     c->tokens_per_s = infer ? t.decode_tokens_per_s : t.tokens_per_s;
     if (!(c->tokens_per_s > 0.0))
         return true;
+    /* More servers whose step is mostly waiting on the network waste most of each added
+     * GPU: not a plan anyone would run (NETWORK_BOUND_SHARE). */
+    if (l->nodes > 1 && t.step_time_s > 0.0 && t.comm_s > NETWORK_BOUND_SHARE * t.step_time_s) {
+        s->network_bound++;
+        return true;
+    }
     if (infer) {
         if (t.decode_tokens_per_s_per_seq < req->target_tokens_per_s_per_user)
             return true;
@@ -547,9 +714,20 @@ static bool evaluate(struct search *s, struct lite *c)
         s->n_no_rate++;
         return true;
     }
+    if (req->where == GPUPLAN_WHERE_ON_PREM && !l->has_capex) {
+        s->n_no_price++;
+        return true;
+    }
     c->capex_key = l->has_capex ? l->capex_usd : INFINITY;
     if (req->where == GPUPLAN_WHERE_ON_PREM) {
-        c->cost_key = c->capex_key;
+        /* own cost of the job: serving per hour; training per million tokens, which ranks as
+         * the run's own cost does (same tokens for every candidate) */
+        if (!l->has_own)
+            c->cost_key = INFINITY;
+        else if (infer)
+            c->cost_key = l->own_usd_per_hour;
+        else
+            c->cost_key = l->own_usd_per_hour / (c->tokens_per_s * GPUPLAN_S_PER_HOUR) * 1e6;
     } else if (!l->has_rate) {
         c->cost_key = INFINITY;
     } else if (infer) {
@@ -572,11 +750,19 @@ static bool evaluate(struct search *s, struct lite *c)
     }
     c->valid = true;
     s->feasible++;
+    c->compromise = infer ? (!req->weights_fixed && job.weights_dtype == GPUPLAN_DTYPE_AWQ4)
+                          : (!req->offload_fixed && job.offload != GPUPLAN_OFFLOAD_NONE);
+    if (c->compromise && keys_better(s, c, &s->best_compromise))
+        s->best_compromise = *c;
+    if (!c->compromise)
+        s->any_plain = true;
     if (better(s, c, &s->best[c->layout]))
         s->best[c->layout] = *c;
     if (l->gpn * l->nodes == 1 && better(s, c, &s->best_single))
         s->best_single = *c;
-    pareto_add(s, c);
+    pareto_add(s->pareto[0], &s->n_pareto[0], c);
+    if (!c->compromise)
+        pareto_add(s->pareto[1], &s->n_pareto[1], c);
     return true;
 }
 
@@ -590,6 +776,15 @@ static void search_training(struct search *s, uint32_t li)
     const size_t n_pairs = shard_pairs(req, l->gpn * l->nodes, l->nodes, pairs);
     enum gpuplan_grad_ckpt cks[3];
     const size_t n_ckpts = ckpts(req, cks);
+    /* global batch cap (GLOBAL_BATCH_MAX_TOKENS, MIN_OPTIMIZER_STEPS) in micro-batches */
+    double cap_tokens = GLOBAL_BATCH_MAX_TOKENS;
+    if (req->job.tokens > 0 && (double)req->job.tokens / MIN_OPTIMIZER_STEPS < cap_tokens)
+        cap_tokens = (double)req->job.tokens / MIN_OPTIMIZER_STEPS;
+    const double seqs_per_mb =
+        (double)l->gpn * l->nodes * (double)req->job.grad_accum * (double)req->job.seq_len;
+    const uint64_t mb_cap = seqs_per_mb > 0.0 && cap_tokens / seqs_per_mb >= 1.0
+                                ? (uint64_t)(cap_tokens / seqs_per_mb)
+                                : 1;
     for (size_t mi = 0; mi < n_methods; mi++) {
         enum gpuplan_precision ps[3];
         const size_t n_prec = precisions(req, l->gpu, ms[mi], ps);
@@ -599,6 +794,8 @@ static void search_training(struct search *s, uint32_t li)
                     const size_t n_mb =
                         req->micro_batch_fixed ? 1 : sizeof micro_batches / sizeof micro_batches[0];
                     for (size_t bi = 0; bi < n_mb; bi++) {
+                        if (!req->micro_batch_fixed && micro_batches[bi] > mb_cap)
+                            break; /* global batch beyond the cap */
                         struct lite c = { 0 };
                         c.layout = li;
                         c.method = (uint8_t)ms[mi];
@@ -642,18 +839,6 @@ static void search_serving(struct search *s, uint32_t li)
 
 /* ---- materialising a plan: figures, server, reasons, warnings ---- */
 
-static uint64_t round_up_ram(double bytes)
-{
-    static const uint32_t sizes_gib[] = { 32,   64,   128,  256,  384,  512,  768,
-                                          1024, 1536, 2048, 3072, 4096, 6144, 8192 };
-    for (size_t i = 0; i < sizeof sizes_gib / sizeof sizes_gib[0]; i++) {
-        const uint64_t b = (uint64_t)sizes_gib[i] * GPUPLAN_BYTES_PER_GIB;
-        if ((double)b >= bytes)
-            return b;
-    }
-    return gpuplan_bytes_from_double(bytes);
-}
-
 static const char *link_words(enum gpuplan_link link)
 {
     switch (link) {
@@ -690,8 +875,6 @@ server_spec(const struct search *s, struct gpuplan_plan *p, const struct gpuplan
     const struct gpuplan_platform *pl = p->platform;
     const struct gpuplan_job *job = &p->job;
     const bool infer = job->method == GPUPLAN_METHOD_INFER;
-    const bool cpu_adam =
-        job->offload != GPUPLAN_OFFLOAD_NONE && job->offload != GPUPLAN_OFFLOAD_PARAMS;
     const double n_params = (double)s->mem.n_params;
     if (pl) {
         snprintf(sv->platform_id, sizeof sv->platform_id, "%s", pl->id);
@@ -702,51 +885,37 @@ server_spec(const struct search *s, struct gpuplan_plan *p, const struct gpuplan
     }
     sv->n_servers = p->nodes;
 
-    uint32_t cores =
-        p->gpus_per_node * (CORES_PER_GPU_DATA + (cpu_adam ? CORES_PER_GPU_CPU_ADAM : 0));
-    if (cores < CORES_MIN_S11)
-        cores = CORES_MIN_S11;
-    cores = (cores + 7u) / 8u * 8u;
+    struct host_need h;
+    host_need(s, job, p->gpus_per_node, p->nodes, pl, m, &h);
+    uint32_t cores = h.cores_want;
     if (pl && pl->cpu_cores_max && cores > pl->cpu_cores_max) {
+        /* only the CPU Adam share can be over: the data-loading cores were checked */
         WARNING(p, "CPU: the plan wants %u cores per server; '%s' holds at most %u", cores, pl->id,
                 pl->cpu_cores_max);
         cores = pl->cpu_cores_max;
     }
     sv->cpu_cores = cores;
 
-    /* RAM: host need + one 16-bit copy of the weights for loading + 10 %. */
-    const double need = ((double)m->host_ram_bytes + 2.0 * n_params) * (1.0 + RAM_SLACK);
+    /* RAM: host need + one 16-bit copy of the weights for loading + 10 %; S11 floor. */
     double floor_bytes = 0.0;
     if (!infer)
         floor_bytes = (double)(n_params >= RAM_30B_PARAMS ? RAM_MIN_S11_30B_GIB : RAM_MIN_S11_GIB) *
                       (double)GPUPLAN_BYTES_PER_GIB;
-    sv->ram_bytes = round_up_ram(need > floor_bytes ? need : floor_bytes);
-    p->host_ram_needed_bytes = gpuplan_bytes_from_double(need); /* before the S11 floor */
-    if (pl && pl->ram_max_bytes && sv->ram_bytes > pl->ram_max_bytes)
-        WARNING(p, "RAM: %.0f GiB wanted per server; '%s' holds at most %.0f GiB",
-                gpuplan_gib_from_bytes(sv->ram_bytes), pl->id,
-                gpuplan_gib_from_bytes(pl->ram_max_bytes));
+    sv->ram_bytes = round_up_ram(h.ram_bytes > floor_bytes ? h.ram_bytes : floor_bytes);
+    p->host_ram_needed_bytes = gpuplan_bytes_from_double(h.ram_bytes); /* before the S11 floor */
+    if (pl && pl->ram_max_bytes && sv->ram_bytes > pl->ram_max_bytes) {
+        /* the need itself fits (checked in the search); the rounding or the floor does not */
+        if (h.ram_bytes <= floor_bytes)
+            WARNING(p, "RAM: the S11 floor of %.0f GiB is above what '%s' holds: %.0f GiB",
+                    floor_bytes / (double)GPUPLAN_BYTES_PER_GIB, pl->id,
+                    gpuplan_gib_from_bytes(pl->ram_max_bytes));
+        sv->ram_bytes = pl->ram_max_bytes;
+    }
 
     /* NVMe: weights + dataset + two checkpoints (+ offloaded state) + 20 %. */
-    double nvme = 2.0 * n_params;
-    if (!infer) {
-        const double trained =
-            job->method == GPUPLAN_METHOD_FULL ? n_params : (double)s->mem.lora_params;
-        nvme += (double)job->tokens * DATASET_BYTES_PER_TOKEN +
-                CKPTS_KEPT * CKPT_FULL_BYTES_PER_PARAM * trained / p->nodes;
-        if (job->offload == GPUPLAN_OFFLOAD_NVME)
-            nvme += CKPT_FULL_BYTES_PER_PARAM * trained / p->nodes;
-    }
-    nvme *= 1.0 + NVME_SLACK;
-    uint64_t drives = (uint64_t)ceil(nvme / (double)NVME_DRIVE_BYTES);
-    if (drives < 1)
-        drives = 1;
-    if (pl && pl->nvme_bays && drives > pl->nvme_bays)
-        WARNING(p, "NVMe: %llu x 3.84 TB drives wanted; '%s' has %u bays (use larger drives)",
-                (unsigned long long)drives, pl->id, pl->nvme_bays);
-    sv->nvme_bytes = drives * NVME_DRIVE_BYTES;
+    sv->nvme_bytes = h.drives * h.drive_bytes;
     sv->nvme_gb_per_s =
-        (double)drives * (p->gpu->pcie_gen >= 5 ? NVME_GEN5_GB_PER_S : NVME_GEN4_GB_PER_S);
+        (double)h.drives * (p->gpu->pcie_gen >= 5 ? NVME_GEN5_GB_PER_S : NVME_GEN4_GB_PER_S);
 
     if (p->gpus_per_node == 1)
         snprintf(sv->interconnect, sizeof sv->interconnect, "%s",
@@ -777,7 +946,7 @@ server_spec(const struct search *s, struct gpuplan_plan *p, const struct gpuplan
                 sv->rack_power_w / GPUPLAN_W_PER_KW);
 }
 
-static void compat_warnings(struct gpuplan_plan *p)
+static void compat_warnings(const struct search *s, struct gpuplan_plan *p)
 {
     const struct gpuplan_gpu *gpu = p->gpu;
     const struct gpuplan_job *job = &p->job;
@@ -812,6 +981,13 @@ static void compat_warnings(struct gpuplan_plan *p)
                 gpu->id, gpu->gfx_target[0] ? gpu->gfx_target : "gfx unknown",
                 wheel ? GPUPLAN_TR("is in") : GPUPLAN_TR("is NOT in"));
     }
+    /* bitsandbytes quantises nn.Linear layers one by one: routed experts get no fused 4-bit
+     * MoE kernel, and MLA's low-rank projections are small, so the 4-bit base saves memory
+     * but the expert loop is slower than the time model's dense-matmul estimate */
+    if (job->method == GPUPLAN_METHOD_QLORA && s->model->has_arch && s->model->arch.is_moe)
+        WARNING(p, "QLoRA on a MoE model: bitsandbytes has no fused 4-bit expert kernels (experts "
+                   "run one by one): expect slower steps than estimated; the checkpoint must be "
+                   "in 16-bit first (an FP8 release needs converting)");
     if (job->method == GPUPLAN_METHOD_QLORA && gpu->vendor == GPUPLAN_VENDOR_INTEL)
         WARNING(p, "QLoRA on Gaudi: bitsandbytes has a separate HPU backend; check support first");
 }
@@ -990,6 +1166,9 @@ layout_reasons(const struct search *s, struct gpuplan_plan *p, const struct gpup
     if (t->offload_s > 0.0 && t->step_time_s > 0.0)
         WARNING(p, "offload: PCIe traffic and the CPU optimizer step take %.0f %% of the step",
                 100.0 * t->offload_s / t->step_time_s);
+    if (job->method == GPUPLAN_METHOD_INFER && job->weights_dtype == GPUPLAN_DTYPE_AWQ4)
+        WARNING(p, "AWQ 4-bit weights: an AWQ checkpoint of this model is needed, and 4-bit "
+                   "weights cost some accuracy; FP8 (8.9+/MI300) or BF16 keep it");
     if (!p->has_cloud_rate)
         WARNING(p, "no cloud rate for '%s' in the catalog: pass a price to rank by cost",
                 p->gpu->id);
@@ -1041,10 +1220,18 @@ static void materialise(const struct search *s, const struct lite *c, struct gpu
     p->cost_per_mtok_usd = l->has_rate && c->tokens_per_s > 0
                                ? l->usd_per_hour / (c->tokens_per_s * GPUPLAN_S_PER_HOUR) * 1e6
                                : 0.0;
+    p->has_own_cost = l->has_own;
+    p->own_usd_per_hour = l->has_own ? l->own_usd_per_hour : 0.0;
+    p->own_cost_usd = l->has_own && p->has_time ? l->own_usd_per_hour * p->time_hours : 0.0;
+    p->own_cost_per_mtok_usd =
+        l->has_own && c->tokens_per_s > 0
+            ? l->own_usd_per_hour / (c->tokens_per_s * GPUPLAN_S_PER_HOUR) * 1e6
+            : 0.0;
+    p->compromise = c->compromise;
     server_spec(s, p, &m);
     layout_reasons(s, p, &t);
     knob_reasons(s, p);
-    compat_warnings(p);
+    compat_warnings(s, p);
 }
 
 /* ---- run ---- */
@@ -1136,51 +1323,160 @@ static void pick_top(struct search *s, struct gpuplan_plan_result *out)
     for (size_t i = 0; i < n; i++)
         materialise(s, &chosen[i], &out->top[i]);
     out->n_top = n;
+    if (n > 0)
+        s->top0 = chosen[0];
 }
 
 static void pick_pareto(struct search *s, struct gpuplan_plan_result *out)
 {
-    qsort(s->pareto, s->n_pareto, sizeof s->pareto[0], cmp_lite_time);
-    const size_t n = s->n_pareto < GPUPLAN_PLAN_MAX_PARETO ? s->n_pareto : GPUPLAN_PLAN_MAX_PARETO;
+    const int w = s->top0.valid && !s->top0.compromise ? 1 : 0;
+    struct lite *set = s->pareto[w];
+    const size_t n_set = s->n_pareto[w];
+    qsort(set, n_set, sizeof set[0], cmp_lite_time);
+    const size_t n = n_set < GPUPLAN_PLAN_MAX_PARETO ? n_set : GPUPLAN_PLAN_MAX_PARETO;
     for (size_t i = 0; i < n; i++) {
         /* evenly spaced when the front is longer than the result holds; ends kept */
-        const size_t src = n < 2 ? 0 : i * (s->n_pareto - 1) / (n - 1);
-        materialise(s, &s->pareto[src], &out->pareto[i]);
+        const size_t src = n < 2 ? 0 : i * (n_set - 1) / (n - 1);
+        materialise(s, &set[src], &out->pareto[i]);
     }
     out->n_pareto = n;
 }
 
+/*
+ * The time-vs-cost trade-off in words: the fastest feasible plan whose cost is
+ * within SIMILAR_COST_FRACTION of the cheapest (among plans of the same kind as
+ * the top one: with or without a compromise), when it is faster than the top plan.
+ * The Pareto set holds it: nothing cheaper is faster.
+ */
+static void tradeoff_note(const struct search *s, struct gpuplan_plan_result *out)
+{
+    if (out->n_top == 0 || s->req->objective != GPUPLAN_OBJECTIVE_COST || !s->top0.valid)
+        return;
+    const int w = s->top0.compromise ? 0 : 1;
+    double cheapest = INFINITY;
+    for (size_t i = 0; i < s->n_pareto[w]; i++) {
+        if (s->pareto[w][i].cost_key < cheapest)
+            cheapest = s->pareto[w][i].cost_key;
+    }
+    const struct lite *fast = NULL;
+    for (size_t i = 0; i < s->n_pareto[w]; i++) {
+        const struct lite *c = &s->pareto[w][i];
+        if (c->cost_key <= cheapest * (1.0 + SIMILAR_COST_FRACTION) &&
+            (!fast || c->time_key < fast->time_key))
+            fast = c;
+    }
+    if (!fast || !(fast->time_key < s->top0.time_key * (1.0 - TIE_FRACTION)) ||
+        !isfinite(cheapest) || !(cheapest > 0.0))
+        return;
+    const struct layout *l = &s->layouts[fast->layout];
+    const double more = fmax(0.0, 100.0 * (fast->cost_key / s->top0.cost_key - 1.0));
+    if (s->req->job.method == GPUPLAN_METHOD_INFER && s->req->method_fixed)
+        add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
+                 "fastest within 10 %% of the cheapest cost: %u x %s (%ux%u), %.1f instead of %.1f "
+                 "tokens/s per user, %.0f %% more cost",
+                 l->gpn * l->nodes, l->gpu->id, l->nodes, l->gpn, 1.0 / fast->time_key,
+                 1.0 / s->top0.time_key, more);
+    else if (s->req->job.tokens)
+        add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
+                 "fastest within 10 %% of the cheapest cost: %u x %s (%ux%u), %.3g h instead of "
+                 "%.3g h, %.0f %% more cost",
+                 l->gpn * l->nodes, l->gpu->id, l->nodes, l->gpn, fast->time_key, s->top0.time_key,
+                 more);
+    else
+        add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
+                 "fastest within 10 %% of the cheapest cost: %u x %s (%ux%u), %.0f instead of %.0f "
+                 "tokens/s, %.0f %% more cost per token",
+                 l->gpn * l->nodes, l->gpu->id, l->nodes, l->gpn, fast->tokens_per_s,
+                 s->top0.tokens_per_s, more);
+}
+
 static void run_notes(const struct search *s, struct gpuplan_plan_result *out)
 {
+    const struct gpuplan_plan_request *req = s->req;
+    const bool infer = req->method_fixed && req->job.method == GPUPLAN_METHOD_INFER;
     if (out->n_top == 0) {
         if (s->fitting == 0)
-            add_text(out->notes, &out->n_notes, 4,
+            add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
                      "nothing fits with %.0f %% headroom in up to %u GPUs: raise --max-gpus, allow "
                      "qlora, or a shorter --seq-len/--context",
-                     100.0 * s->req->min_headroom_fraction, s->req->max_gpus);
+                     100.0 * req->min_headroom_fraction, req->max_gpus);
         else
             add_text(
-                out->notes, &out->n_notes, 4,
+                out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
                 "%llu candidates fit but none meets the constraints (deadline, budget, target, "
-                "prices)",
+                "prices, what the server holds)",
                 (unsigned long long)s->fitting);
     }
+    if (s->over_ram + s->over_cores + s->over_nvme)
+        add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
+                 "%llu fitting candidates rejected because the server cannot hold them: host RAM "
+                 "%llu, CPU cores %llu, NVMe %llu",
+                 (unsigned long long)(s->over_ram + s->over_cores + s->over_nvme),
+                 (unsigned long long)s->over_ram, (unsigned long long)s->over_cores,
+                 (unsigned long long)s->over_nvme);
+    if (s->network_bound)
+        add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
+                 "%llu multi-server candidates dropped: more than 4/5 of each step waits on the "
+                 "network",
+                 (unsigned long long)s->network_bound);
+    if (s->n_no_price)
+        add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
+                 "%llu fitting candidates dropped: no purchase price in the catalog",
+                 (unsigned long long)s->n_no_price);
     if (s->n_no_rate)
-        add_text(out->notes, &out->n_notes, 4,
+        add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
                  "%llu fitting candidates dropped: no cloud rate in the catalog",
                  (unsigned long long)s->n_no_rate);
-    if (out->n_top > 0 && s->best_single.valid &&
-        out->top[0].gpus_per_node * out->top[0].nodes > 1 &&
-        s->req->job.method != GPUPLAN_METHOD_INFER) {
+    if (req->objective == GPUPLAN_OBJECTIVE_COST && out->n_top > 0) {
+        const bool own = req->where == GPUPLAN_WHERE_ON_PREM;
+        if (infer)
+            add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES, "%s",
+                     own ? GPUPLAN_TR("ranked by own cost per hour of serving (TCO defaults as "
+                                      "in 'gpuplan tco'); --objective capex for the cheapest "
+                                      "server")
+                         : GPUPLAN_TR("ranked by cloud cost per hour of serving"));
+        else if (!req->job.tokens)
+            add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES, "%s",
+                     own ? GPUPLAN_TR("no --tokens, so no run time: ranked by own USD per "
+                                      "million tokens (TCO defaults as in 'gpuplan tco')")
+                         : GPUPLAN_TR("no --tokens, so no run time: ranked by cloud USD per "
+                                      "million tokens"));
+        else if (own)
+            add_text(
+                out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
+                "on-prem cost is the run's share of owning the servers: depreciation, power, "
+                "maintenance and colocation per hour of use (TCO defaults as in 'gpuplan tco') "
+                "x run hours; --objective capex for the cheapest server");
+    }
+    if (out->n_top > 0 && out->top[0].compromise && s->any_plain && !infer)
+        add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
+                 "offload ranks first here: every plan without it that meets the constraints is "
+                 "slower");
+    else if (out->n_top > 0 && out->top[0].compromise)
+        add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES, "%s",
+                 infer ? GPUPLAN_TR("only AWQ 4-bit weights meet the constraints: BF16/FP8 plans "
+                                    "would keep accuracy (more GPUs, memory or budget)")
+                       : GPUPLAN_TR("only offload meets the constraints: it is slow; without it "
+                                    "the job needs more GPU memory (more GPUs, qlora, or budget)"));
+    else if (out->n_top > 0 && keys_better(s, &s->best_compromise, &s->top0))
+        add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES, "%s",
+                 infer ? GPUPLAN_TR("AWQ 4-bit plans rank after BF16/FP8 ones (4-bit weights cost "
+                                    "accuracy); pass --weights awq to rank by the objective alone")
+                       : GPUPLAN_TR("offload plans rank after plans without (offload is slow); "
+                                    "pass --offload to rank by the objective alone"));
+    tradeoff_note(s, out);
+    /* a single GPU only counts as a prototype when it needs no offload */
+    if (out->n_top > 0 && s->best_single.valid && !s->best_single.compromise &&
+        out->top[0].gpus_per_node * out->top[0].nodes > 1 && !infer) {
         const struct layout *l = &s->layouts[s->best_single.layout];
-        if (s->req->job.tokens)
-            add_text(out->notes, &out->n_notes, 4,
+        if (req->job.tokens)
+            add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
                      "S14: a single %s also does it (%s, %.1f h): enough for a prototype before "
                      "buying a cluster",
                      l->gpu->id, gpuplan_method_name((enum gpuplan_method)s->best_single.method),
                      s->best_single.time_key);
         else
-            add_text(out->notes, &out->n_notes, 4,
+            add_text(out->notes, &out->n_notes, GPUPLAN_PLAN_MAX_NOTES,
                      "S14: a single %s also does it (%s, %.0f tokens/s): enough for a prototype "
                      "before buying a cluster",
                      l->gpu->id, gpuplan_method_name((enum gpuplan_method)s->best_single.method),
@@ -1229,6 +1525,10 @@ enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
     out->evaluated = s->evaluated;
     out->fitting = s->fitting;
     out->feasible = s->feasible;
+    out->over_ram = s->over_ram;
+    out->over_cores = s->over_cores;
+    out->over_nvme = s->over_nvme;
+    out->network_bound = s->network_bound;
     pick_top(s, out);
     pick_pareto(s, out);
     run_notes(s, out);

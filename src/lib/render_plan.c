@@ -100,6 +100,13 @@ static json_t *plan_json(const struct gpuplan_plan *p)
     json_object_set_new(o, "cost_per_mtok_usd",
                         real_or_null(p->has_cloud_rate && !infer, sig4(p->cost_per_mtok_usd)));
     json_object_set_new(o, "capex_usd", real_or_null(p->has_capex, cents(p->capex_usd)));
+    json_object_set_new(o, "own_usd_per_hour",
+                        real_or_null(p->has_own_cost, cents(p->own_usd_per_hour)));
+    json_object_set_new(o, "own_cost_usd",
+                        real_or_null(p->has_own_cost && p->has_time, cents(p->own_cost_usd)));
+    json_object_set_new(o, "own_cost_per_mtok_usd",
+                        real_or_null(p->has_own_cost && !infer, sig4(p->own_cost_per_mtok_usd)));
+    json_object_set_new(o, "compromise", json_boolean(p->compromise));
     if (infer) {
         json_object_set_new(o, "weights_dtype", json_string(gpuplan_dtype_name(j->weights_dtype)));
         json_object_set_new(o, "kv_dtype", json_string(gpuplan_dtype_name(j->kv_dtype)));
@@ -128,6 +135,12 @@ render_json(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct
     json_object_set_new(root, "evaluated", json_integer((json_int_t)r->evaluated));
     json_object_set_new(root, "fitting", json_integer((json_int_t)r->fitting));
     json_object_set_new(root, "feasible", json_integer((json_int_t)r->feasible));
+    json_t *rejected = json_object();
+    json_object_set_new(rejected, "host_ram", json_integer((json_int_t)r->over_ram));
+    json_object_set_new(rejected, "cpu_cores", json_integer((json_int_t)r->over_cores));
+    json_object_set_new(rejected, "nvme", json_integer((json_int_t)r->over_nvme));
+    json_object_set_new(rejected, "network_bound", json_integer((json_int_t)r->network_bound));
+    json_object_set_new(root, "rejected", rejected);
     json_t *recs = json_array(), *front = json_array();
     for (size_t i = 0; i < r->n_top; i++)
         json_array_append_new(recs, plan_json(&r->top[i]));
@@ -177,13 +190,14 @@ static void text_row(const struct gpuplan_plan *p, size_t rank, struct gpuplan_b
     money(out, p->has_time && p->has_cloud_rate, p->cost_usd);
     money(out, p->has_cloud_rate, p->cost_usd_per_hour);
     money(out, p->has_capex, p->capex_usd);
+    money(out, p->has_own_cost && p->has_time, p->own_cost_usd);
     gpuplan_buf_puts(out, "\n");
 }
 
 static const char *const table_head =
     GPUPLAN_N_("  # gpu             nodes x gpus / knobs"
                "                                        GiB/GPU   tokens/s"
-               "   hours    cloud $    $/hour     capex $\n");
+               "   hours    cloud $    $/hour     capex $       own $\n");
 
 static void text_details(const struct gpuplan_plan *p, size_t rank, struct gpuplan_buf *out)
 {
@@ -201,6 +215,14 @@ static void text_details(const struct gpuplan_plan *p, size_t rank, struct gpupl
         sv->power_w / GPUPLAN_W_PER_KW, sv->rack_power_w / GPUPLAN_W_PER_KW);
     gpuplan_buf_printf(out, GPUPLAN_TR("  GPUs: %s; network: %s\n"), GPUPLAN_TR(sv->interconnect),
                        GPUPLAN_TR(sv->network));
+    if (p->has_own_cost && p->has_time)
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("  own: %.0f USD per hour of use (TCO defaults), %.0f USD "
+                                      "for this run\n"),
+                           p->own_usd_per_hour, p->own_cost_usd);
+    else if (p->has_own_cost)
+        gpuplan_buf_printf(out, GPUPLAN_TR("  own: %.2f USD per hour of use (TCO defaults)\n"),
+                           p->own_usd_per_hour);
     for (size_t i = 0; i < p->n_reasons; i++)
         gpuplan_buf_printf(out, GPUPLAN_TR("  why: %s\n"), p->reasons[i]);
     for (size_t i = 0; i < p->n_warnings; i++)

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/units.h"
 
@@ -48,6 +49,22 @@ run(const char *model_id, const struct gpuplan_plan_request *req, enum gpuplan_s
     assert_int_equal(st, want);
     gpuplan_model_release(&model);
     return r;
+}
+
+static void check_host_limits(const struct gpuplan_plan *p)
+{
+    if (!p->platform)
+        return;
+    if (p->platform->ram_max_bytes) {
+        assert_true(p->host_ram_needed_bytes <= p->platform->ram_max_bytes);
+        assert_true(p->server.ram_bytes <= p->platform->ram_max_bytes);
+    }
+    if (p->platform->cpu_cores_max)
+        assert_true(p->server.cpu_cores <= p->platform->cpu_cores_max);
+    for (size_t i = 0; i < p->n_warnings; i++) {
+        assert_null(strstr(p->warnings[i], "wanted per server"));
+        assert_null(strstr(p->warnings[i], "bays"));
+    }
 }
 
 static void check_plan_basics(const struct gpuplan_plan *p)
@@ -99,10 +116,18 @@ static const struct constraint_row rows[] = {
       GPUPLAN_WHERE_CLOUD, 2.0, 0, GPUPLAN_OBJECTIVE_COST },
     { "budget", "llama-3.1-8b", GPUPLAN_METHOD_LORA, 1000000000ULL, 64, GPUPLAN_PLAN_ANY_VENDOR,
       GPUPLAN_WHERE_CLOUD, 0, 30.0, GPUPLAN_OBJECTIVE_TIME },
+    { "on-prem cost", "llama-3.1-70b", GPUPLAN_METHOD_FULL, 1000000000ULL, 64,
+      GPUPLAN_VENDOR_NVIDIA, GPUPLAN_WHERE_ON_PREM, 0, 0, GPUPLAN_OBJECTIVE_COST },
+    { "no tokens", "llama-3.1-8b", GPUPLAN_METHOD_LORA, 0, 64, GPUPLAN_PLAN_ANY_VENDOR,
+      GPUPLAN_WHERE_ON_PREM, 0, 0, GPUPLAN_OBJECTIVE_COST },
 };
 
-static double objective_key(const struct gpuplan_plan *p, enum gpuplan_plan_objective o)
+static double objective_key(const struct gpuplan_plan *p,
+                            enum gpuplan_plan_objective o,
+                            enum gpuplan_plan_where where)
 {
+    if (o == GPUPLAN_OBJECTIVE_COST && where == GPUPLAN_WHERE_ON_PREM)
+        return p->has_own_cost ? p->own_cost_per_mtok_usd : INFINITY;
     switch (o) {
     case GPUPLAN_OBJECTIVE_TIME:
         return p->has_time ? p->time_hours : 1.0 / p->tokens_per_s;
@@ -159,12 +184,28 @@ static void test_constraints_and_ranking(void **state)
                 assert_true(p->has_time && p->time_hours <= row->deadline_hours);
             if (row->budget_usd > 0)
                 assert_true(p->cost_usd <= row->budget_usd);
-            /* ranking: never better than the one before it by more than the 0.5 % tie band */
+            /* what the server must hold fits the platform (else rejected, never warned) */
+            check_host_limits(p);
+            /* ranking: compromises (offload) last; within a tier never better than the one
+             * before it by more than the 0.5 % tie band */
             if (k > 0) {
-                const double prev = objective_key(&r->top[k - 1], row->objective);
-                const double cur = objective_key(p, row->objective);
-                if (isfinite(cur))
+                assert_true(!r->top[k - 1].compromise || p->compromise);
+                const double prev = objective_key(&r->top[k - 1], row->objective, row->where);
+                const double cur = objective_key(p, row->objective, row->where);
+                if (isfinite(cur) && r->top[k - 1].compromise == p->compromise)
                     assert_true(prev <= cur * 1.005 + 1e-12);
+            }
+            /* on-prem: the own cost is the TCO share of the run */
+            if (p->has_own_cost && p->has_time)
+                assert_true(fabs(p->own_cost_usd - p->own_usd_per_hour * p->time_hours) <=
+                            1e-9 * p->own_cost_usd + 1e-9);
+            /* global batch: micro-batch > 1 only within the cap */
+            if (p->job.micro_batch > 1) {
+                const double step_tokens = (double)p->job.micro_batch * p->job.grad_accum *
+                                           p->gpus_per_node * p->nodes * p->job.seq_len;
+                assert_true(step_tokens <= 4194304.0);
+                if (row->tokens)
+                    assert_true(step_tokens <= row->tokens / 100.0);
             }
         }
         /* Pareto: ascending time, and each later point strictly cheaper */
@@ -301,12 +342,17 @@ static void test_bad_requests(void **state)
 static void test_json_contract(void **state)
 {
     (void)state;
-    static const char *const plan_keys[] = {
-        "gpu",      "gpus_per_node", "nodes",      "method",   "precision",
-        "sharding", "micro_batch",   "grad_ckpt",  "offload",  "memory_per_gpu_bytes",
-        "fits",     "tokens_per_s",  "time_hours", "cost_usd", "capex_usd",
-        "server",   "reasons",       "warnings",   NULL
-    };
+    static const char *const plan_keys[] = { "gpu",          "gpus_per_node",
+                                             "nodes",        "method",
+                                             "precision",    "sharding",
+                                             "micro_batch",  "grad_ckpt",
+                                             "offload",      "memory_per_gpu_bytes",
+                                             "fits",         "tokens_per_s",
+                                             "time_hours",   "cost_usd",
+                                             "capex_usd",    "server",
+                                             "reasons",      "warnings",
+                                             "own_cost_usd", "own_usd_per_hour",
+                                             "compromise",   NULL };
     static const char *const server_keys[] = { "platform",     "cpu_cores",
                                                "ram_bytes",    "nvme_bytes",
                                                "interconnect", "network",
@@ -330,6 +376,11 @@ static void test_json_contract(void **state)
     json_t *recs = json_object_get(root, "recommendations");
     assert_int_equal(json_array_size(recs), r->n_top);
     assert_true(json_is_array(json_object_get(root, "pareto")));
+    json_t *rejected = json_object_get(root, "rejected");
+    assert_int_equal(json_integer_value(json_object_get(rejected, "host_ram")),
+                     (json_int_t)r->over_ram);
+    assert_int_equal(json_integer_value(json_object_get(rejected, "network_bound")),
+                     (json_int_t)r->network_bound);
     for (size_t i = 0; i < json_array_size(recs); i++) {
         json_t *rec = json_array_get(recs, i);
         for (const char *const *k = plan_keys; *k; k++) {
@@ -351,6 +402,183 @@ static void test_json_contract(void **state)
     free(r);
 }
 
+static bool has_note(const struct gpuplan_plan_result *r, const char *text)
+{
+    for (size_t i = 0; i < r->n_notes; i++) {
+        if (strstr(r->notes[i], text))
+            return true;
+    }
+    return false;
+}
+
+static bool has_plan_warning(const struct gpuplan_plan *p, const char *text)
+{
+    for (size_t i = 0; i < p->n_warnings; i++) {
+        if (strstr(p->warnings[i], text))
+            return true;
+    }
+    return false;
+}
+
+static struct gpuplan_plan_result *training(const char *model,
+                                            enum gpuplan_method method,
+                                            uint64_t tokens,
+                                            const char *gpu,
+                                            enum gpuplan_plan_where where,
+                                            enum gpuplan_plan_objective objective,
+                                            double budget_usd)
+{
+    struct gpuplan_plan_request req;
+    gpuplan_plan_request_init(&req);
+    req.job.method = method;
+    req.method_fixed = true;
+    req.job.tokens = tokens;
+    req.where = where;
+    req.objective = objective;
+    req.budget_usd = budget_usd;
+    req.vendor = GPUPLAN_VENDOR_NVIDIA;
+    if (gpu) {
+        snprintf(req.gpu_ids[0], sizeof req.gpu_ids[0], "%s", gpu);
+        req.n_gpu_ids = 1;
+    }
+    return run(model, &req, GPUPLAN_OK);
+}
+
+/* A server that cannot hold the plan's host RAM is a rejection, counted and noted. */
+static void test_host_limits_reject(void **state)
+{
+    (void)state;
+    /* the lead's case: 70B full, 1B tokens, NVIDIA, on-prem */
+    struct gpuplan_plan_result *r =
+        training("llama-3.1-70b", GPUPLAN_METHOD_FULL, 1000000000ULL, NULL, GPUPLAN_WHERE_ON_PREM,
+                 GPUPLAN_OBJECTIVE_COST, 0);
+    assert_true(r->n_top >= 1);
+    assert_true(r->over_ram > 0);
+    assert_true(has_note(r, "cannot hold them"));
+    for (size_t k = 0; k < r->n_top; k++)
+        check_host_limits(&r->top[k]);
+    for (size_t k = 0; k < r->n_pareto; k++)
+        check_host_limits(&r->pareto[k]);
+    /* offload is slow: the top plan does without when something without it meets the
+     * constraints and is faster */
+    assert_int_equal(r->top[0].job.offload, GPUPLAN_OFFLOAD_NONE);
+    assert_true(r->top[0].time_hours < 100.0);
+    free(r);
+    /* one workstation (512 GB) cannot hold a 70B full fine-tune's offloaded states */
+    r = training("llama-3.1-70b", GPUPLAN_METHOD_FULL, 1000000000ULL, "rtx-3090",
+                 GPUPLAN_WHERE_ON_PREM, GPUPLAN_OBJECTIVE_COST, 0);
+    for (size_t k = 0; k < r->n_top; k++) {
+        check_host_limits(&r->top[k]);
+        if (strcmp(r->top[k].server.platform_id, "workstation-1") == 0 && r->top[k].nodes == 1)
+            assert_int_equal(r->top[k].job.offload, GPUPLAN_OFFLOAD_NONE);
+    }
+    free(r);
+}
+
+/* On-prem "cost" is the run's share of ownership from the TCO model, not the capex. */
+static void test_own_cost(void **state)
+{
+    (void)state;
+    struct gpuplan_plan_result *cost =
+        training("llama-3.1-8b", GPUPLAN_METHOD_LORA, 1000000000ULL, NULL, GPUPLAN_WHERE_ON_PREM,
+                 GPUPLAN_OBJECTIVE_COST, 0);
+    struct gpuplan_plan_result *capex =
+        training("llama-3.1-8b", GPUPLAN_METHOD_LORA, 1000000000ULL, NULL, GPUPLAN_WHERE_ON_PREM,
+                 GPUPLAN_OBJECTIVE_CAPEX, 0);
+    assert_true(cost->n_top >= 1 && capex->n_top >= 1);
+    const struct gpuplan_plan *a = &cost->top[0], *b = &capex->top[0];
+    assert_true(a->has_own_cost && a->has_time && b->has_own_cost && b->has_time);
+    /* each objective wins on its own measure */
+    assert_true(a->own_cost_usd <= b->own_cost_usd * 1.005);
+    assert_true(b->capex_usd <= a->capex_usd);
+    /* the own cost per hour is `gpuplan tco`'s monthly own cost over the hours used */
+    struct gpuplan_cost_inputs in;
+    struct gpuplan_tco *tco = malloc(sizeof *tco);
+    assert_non_null(tco);
+    assert_int_equal(
+        gpuplan_cost_inputs_init(&in, a->gpu, a->gpus_per_node * a->nodes, a->platform, NULL),
+        GPUPLAN_OK);
+    assert_int_equal(gpuplan_tco_compute(&in, tco, NULL), GPUPLAN_OK);
+    const double per_hour =
+        tco->monthly_own_usd / (in.v[GPUPLAN_COST_HOURS_PER_DAY].value * GPUPLAN_DAYS_PER_MONTH);
+    assert_true(fabs(a->own_usd_per_hour - per_hour) <= 1e-9 * per_hour);
+    assert_true(fabs(a->capex_usd - tco->capex_usd) <= 1e-6 * tco->capex_usd);
+    free(tco);
+    assert_true(has_note(cost, "share of owning"));
+    free(cost);
+    free(capex);
+}
+
+/* Only offload fits the budget: it is recommended, and the run says why. */
+static void test_compromise_when_nothing_else(void **state)
+{
+    (void)state;
+    struct gpuplan_plan_result *r =
+        training("llama-3.1-70b", GPUPLAN_METHOD_FULL, 1000000000ULL, NULL, GPUPLAN_WHERE_ON_PREM,
+                 GPUPLAN_OBJECTIVE_COST, 60000.0);
+    assert_true(r->n_top >= 1);
+    for (size_t k = 0; k < r->n_top; k++) {
+        assert_true(r->top[k].compromise);
+        assert_int_not_equal(r->top[k].job.offload, GPUPLAN_OFFLOAD_NONE);
+        assert_true(r->top[k].capex_usd <= 60000.0);
+        check_host_limits(&r->top[k]);
+    }
+    assert_true(has_note(r, "only offload meets the constraints"));
+    free(r);
+}
+
+/* The trade-off note names a plan that really is faster at similar cost. */
+static void test_tradeoff_note(void **state)
+{
+    (void)state;
+    struct gpuplan_plan_request req;
+    gpuplan_plan_request_init(&req);
+    req.job.method = GPUPLAN_METHOD_LORA;
+    req.method_fixed = true;
+    req.job.tokens = 1000000000ULL;
+    req.where = GPUPLAN_WHERE_CLOUD;
+    struct gpuplan_plan_result *r = run("llama-3.1-8b", &req, GPUPLAN_OK);
+    assert_true(r->n_top >= 1);
+    assert_true(has_note(r, "fastest within 10 % of the cheapest cost"));
+    double cheapest = INFINITY;
+    for (size_t k = 0; k < r->n_pareto; k++)
+        cheapest = fmin(cheapest, r->pareto[k].cost_per_mtok_usd);
+    bool found = false;
+    for (size_t k = 0; k < r->n_pareto; k++)
+        found |= r->pareto[k].time_hours < r->top[0].time_hours &&
+                 r->pareto[k].cost_per_mtok_usd <= cheapest * 1.10;
+    assert_true(found);
+    free(r);
+    /* without --tokens there is no run time: the run says what it ranks by */
+    req.job.tokens = 0;
+    r = run("llama-3.1-8b", &req, GPUPLAN_OK);
+    assert_true(has_note(r, "no --tokens"));
+    free(r);
+}
+
+/* DeepSeek-V3: FP8 weights before AWQ for serving; QLoRA warns about MoE in bitsandbytes. */
+static void test_deepseek(void **state)
+{
+    (void)state;
+    struct gpuplan_plan_request req;
+    gpuplan_plan_request_init(&req);
+    req.job.method = GPUPLAN_METHOD_INFER;
+    req.method_fixed = true;
+    req.job.context_len = 8192;
+    req.job.batch = 64;
+    struct gpuplan_plan_result *r = run("deepseek-v3", &req, GPUPLAN_OK);
+    assert_true(r->n_top >= 1);
+    assert_int_not_equal(r->top[0].job.weights_dtype, GPUPLAN_DTYPE_AWQ4);
+    for (size_t k = 1; k < r->n_top; k++)
+        assert_true(!r->top[k - 1].compromise || r->top[k].compromise);
+    free(r);
+    r = training("deepseek-v3", GPUPLAN_METHOD_QLORA, 100000000ULL, NULL, GPUPLAN_WHERE_ANY,
+                 GPUPLAN_OBJECTIVE_COST, 0);
+    assert_true(r->n_top >= 1);
+    assert_true(has_plan_warning(&r->top[0], "QLoRA on a MoE model"));
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +588,11 @@ int main(void)
         cmocka_unit_test(test_nothing_fits_is_a_result),
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_json_contract),
+        cmocka_unit_test(test_host_limits_reject),
+        cmocka_unit_test(test_own_cost),
+        cmocka_unit_test(test_compromise_when_nothing_else),
+        cmocka_unit_test(test_tradeoff_note),
+        cmocka_unit_test(test_deepseek),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
