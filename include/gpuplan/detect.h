@@ -146,6 +146,23 @@ void gpuplan_detect_match_catalog(struct gpuplan_detect_result *result,
                                   const struct gpuplan_catalog *catalog);
 
 /*
+ * `--gpu local`: this machine's GPUs as one catalog GPU and a count. Runs
+ * detection, matches against `catalog`, and requires every device to match
+ * the same catalog id. `out` receives a copy of that catalog record whose
+ * memory_visible_bytes is the smallest detected total (what the devices
+ * really have), so the memory model judges the fit against these GPUs; the
+ * other figures (bandwidth, TFLOPS, interconnect, prices) are the catalog's.
+ * Errors: GPUPLAN_ERR_NOT_FOUND when no GPU is detected or one has no catalog
+ * match (the hint says how to add it with --catalog); GPUPLAN_ERR_UNSUPPORTED
+ * when the devices are of different kinds.
+ */
+enum gpuplan_status gpuplan_detect_local_gpu(const struct gpuplan_detect_options *opts,
+                                             const struct gpuplan_catalog *catalog,
+                                             struct gpuplan_gpu *out,
+                                             uint32_t *out_count,
+                                             struct gpuplan_error *err);
+
+/*
  * Render a result: `json` selects JSON (schema_version 1, sorted keys:
  * gpus[] with vendor, name, memory_total_bytes, memory_free_bytes,
  * compute_capability, gfx_target, nvlink_active_links, pcie_gen, pcie_width,

@@ -3,7 +3,10 @@
  * for the commands that take no job options. Strict: unknown options and
  * extra arguments are usage errors (exit 2).
  */
+#include <stdlib.h>
 #include <string.h>
+
+#include "gpuplan/detect.h"
 
 #include "cli.h"
 #include "i18n.h"
@@ -74,4 +77,21 @@ int cli_parse_common(int argc,
     if (seen < n_positional)
         return cli_usage_error(cmd, "missing MODEL argument");
     return -1;
+}
+
+enum gpuplan_status cli_local_gpu(const struct gpuplan_catalog *catalog,
+                                  struct gpuplan_gpu *out,
+                                  uint32_t *out_count,
+                                  struct gpuplan_error *err)
+{
+    struct gpuplan_detect_options opts;
+    gpuplan_detect_options_init(&opts);
+    /* The same overrides 'gpuplan detect' honours (tests, unusual installs). */
+    const char *nvml = getenv("GPUPLAN_NVML_LIBRARY");
+    const char *sysfs = getenv("GPUPLAN_SYSFS_ROOT");
+    if (nvml && *nvml)
+        opts.nvml_path = nvml;
+    if (sysfs && *sysfs)
+        opts.sysfs_root = sysfs;
+    return gpuplan_detect_local_gpu(&opts, catalog, out, out_count, err);
 }

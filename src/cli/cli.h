@@ -55,6 +55,16 @@ int cmd_estimate(int argc, char **argv);
 /* `gpuplan recommend`: the planner (cmd_recommend.c). */
 int cmd_recommend(int argc, char **argv);
 
+/*
+ * `--gpu local`: detect this machine's GPUs (NVML or amdgpu sysfs; the
+ * GPUPLAN_NVML_LIBRARY and GPUPLAN_SYSFS_ROOT overrides apply) as one catalog
+ * GPU with the detected memory, and their count.
+ */
+enum gpuplan_status cli_local_gpu(const struct gpuplan_catalog *catalog,
+                                  struct gpuplan_gpu *out,
+                                  uint32_t *out_count,
+                                  struct gpuplan_error *err);
+
 int cmd_inspect(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);
 int cmd_models(int argc, char **argv);

@@ -51,56 +51,61 @@ static enum gpuplan_status load_model(struct gpuplan_model *model,
     return st;
 }
 
+/*
+ * --gpu ID[:N] from the catalog, or --gpu local: the GPUs of this machine
+ * (their count becomes the GPUs per node, their memory the usable memory).
+ */
+static enum gpuplan_status resolve_gpu(const struct gpuplan_catalog *catalog,
+                                       struct gpuplan_job *job,
+                                       struct gpuplan_gpu *local_gpu,
+                                       const struct gpuplan_gpu **gpu,
+                                       struct gpuplan_error *err)
+{
+    if (!job->gpu_id[0])
+        return GPUPLAN_OK;
+    if (strcmp(job->gpu_id, "local") != 0)
+        return gpuplan_catalog_get_gpu(catalog, job->gpu_id, gpu, err);
+    uint32_t count = 0;
+    enum gpuplan_status st = cli_local_gpu(catalog, local_gpu, &count, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    job->gpus_per_node = count;
+    *gpu = local_gpu;
+    return GPUPLAN_OK;
+}
+
 int cmd_estimate(int argc, char **argv)
 {
     struct gpuplan_job job;
     gpuplan_job_init(&job);
     struct gpuplan_error err;
     gpuplan_error_init(&err);
-    enum gpuplan_format format = GPUPLAN_FORMAT_TEXT;
-    const char *catalog_dir = NULL, *model_name = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            print_help();
-            return CLI_OK;
+    /* The argv -> job parser is the library's, shared with the fuzz target (job_argv.c). */
+    struct gpuplan_job_argv args;
+    if (gpuplan_job_parse_argv(&job, argc, argv, &args, &err) != GPUPLAN_OK) {
+        switch (args.problem) {
+        case GPUPLAN_ARGV_UNEXPECTED_ARGUMENT:
+            return cli_usage_error("estimate", "unexpected argument '%s'", argv[args.bad_index]);
+        case GPUPLAN_ARGV_UNKNOWN_OPTION:
+            return cli_usage_error("estimate", "unknown option '%s'", argv[args.bad_index]);
+        case GPUPLAN_ARGV_MISSING_VALUE:
+            return cli_usage_error("estimate", "option '--%s' needs a value", args.bad_name);
+        case GPUPLAN_ARGV_OK:
+        case GPUPLAN_ARGV_BAD_VALUE:
+            break;
         }
-        if (strncmp(arg, "--", 2) != 0) {
-            if (model_name)
-                return cli_usage_error("estimate", "unexpected argument '%s'", arg);
-            model_name = arg;
-            continue;
-        }
-        char name[64];
-        const char *eq = strchr(arg + 2, '=');
-        const size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        if (n >= sizeof name)
-            return cli_usage_error("estimate", "unknown option '%s'", arg);
-        memcpy(name, arg + 2, n);
-        name[n] = '\0';
-        const char *value = eq ? eq + 1 : NULL;
-        if (!value) {
-            if (i + 1 >= argc)
-                return cli_usage_error("estimate", "option '--%s' needs a value", name);
-            value = argv[++i];
-        }
-        if (strcmp(name, "format") == 0) {
-            if (gpuplan_format_parse(value, &format, &err) != GPUPLAN_OK)
-                return cli_report(&err);
-        } else if (strcmp(name, "catalog") == 0) {
-            catalog_dir = value;
-        } else if (gpuplan_job_set(&job, name, value, &err) != GPUPLAN_OK) {
-            return cli_report(&err);
-        }
+        return cli_report(&err);
     }
+    if (args.help) {
+        print_help();
+        return CLI_OK;
+    }
+    enum gpuplan_format format = GPUPLAN_FORMAT_TEXT;
+    if (args.format && gpuplan_format_parse(args.format, &format, &err) != GPUPLAN_OK)
+        return cli_report(&err);
+    const char *catalog_dir = args.catalog_dir, *model_name = args.positional;
     if (!model_name)
         return cli_usage_error("estimate", "missing MODEL");
-    if (strcmp(job.gpu_id, "local") == 0) {
-        fputs(
-            "gpuplan: error: '--gpu local' is not yet supported by estimate\nhint: run 'gpuplan detect' and pass its id\n",
-            stderr);
-        return CLI_USAGE;
-    }
 
     int rc = CLI_OK;
     struct gpuplan_catalog *catalog = NULL;
@@ -110,6 +115,7 @@ int cmd_estimate(int argc, char **argv)
     gpuplan_model_init(&model);
     gpuplan_buf_init(&out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
     const struct gpuplan_gpu *gpu = NULL;
+    struct gpuplan_gpu local_gpu;
     if (!report) {
         gpuplan_error_set(&err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
         rc = cli_report(&err);
@@ -117,7 +123,7 @@ int cmd_estimate(int argc, char **argv)
     }
     if (gpuplan_catalog_load(&catalog, catalog_dir, &err) != GPUPLAN_OK ||
         load_model(&model, model_name, catalog, &err) != GPUPLAN_OK ||
-        (job.gpu_id[0] && gpuplan_catalog_get_gpu(catalog, job.gpu_id, &gpu, &err) != GPUPLAN_OK) ||
+        resolve_gpu(catalog, &job, &local_gpu, &gpu, &err) != GPUPLAN_OK ||
         gpuplan_estimate_memory(&model, &job, gpu, report, &err) != GPUPLAN_OK ||
         gpuplan_render_estimate(&model, &job, gpu, report, format, &out, &err) != GPUPLAN_OK) {
         rc = cli_report(&err);

@@ -243,6 +243,27 @@ static int parse_args(int argc,
     return -1;
 }
 
+/*
+ * --gpu local: plan only for the GPUs of this machine: their catalog id, at
+ * most their count, on one node. The search takes the catalog's figures for
+ * that id (estimate --gpu local also uses the detected memory).
+ */
+static enum gpuplan_status restrict_to_local(const struct gpuplan_catalog *catalog,
+                                             struct gpuplan_plan_request *req,
+                                             struct gpuplan_error *err)
+{
+    if (req->n_gpu_ids != 1 || strcmp(req->gpu_ids[0], "local") != 0)
+        return GPUPLAN_OK;
+    struct gpuplan_gpu local;
+    uint32_t count = 0;
+    enum gpuplan_status st = cli_local_gpu(catalog, &local, &count, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    (void)snprintf(req->gpu_ids[0], sizeof req->gpu_ids[0], "%s", local.id);
+    req->max_gpus = count;
+    return GPUPLAN_OK;
+}
+
 int cmd_recommend(int argc, char **argv)
 {
     struct gpuplan_plan_request req;
@@ -272,6 +293,7 @@ int cmd_recommend(int argc, char **argv)
     }
     if (gpuplan_catalog_load(&catalog, catalog_dir, &err) != GPUPLAN_OK ||
         gpuplan_model_load(&model, model_name, catalog, &err) != GPUPLAN_OK ||
+        restrict_to_local(catalog, &req, &err) != GPUPLAN_OK ||
         gpuplan_plan_run(&model, catalog, &req, result, &err) != GPUPLAN_OK) {
         rc = cli_report(&err);
         goto out;

@@ -14,6 +14,7 @@
  * It never prints or allocates; it only rewrites catalog_id.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/detect.h"
@@ -121,4 +122,61 @@ void gpuplan_detect_match_catalog(struct gpuplan_detect_result *result,
             gpu->catalog_id[n] = '\0';
         }
     }
+}
+
+enum gpuplan_status gpuplan_detect_local_gpu(const struct gpuplan_detect_options *opts,
+                                             const struct gpuplan_catalog *catalog,
+                                             struct gpuplan_gpu *out,
+                                             uint32_t *out_count,
+                                             struct gpuplan_error *err)
+{
+    struct gpuplan_detect_result *result = calloc(1, sizeof *result);
+    if (!result)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    enum gpuplan_status st = gpuplan_detect_run(opts, result, err);
+    if (st != GPUPLAN_OK)
+        goto out;
+    gpuplan_detect_match_catalog(result, catalog);
+    if (result->n_gpus == 0) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL,
+                               "'--gpu local': no GPUs found on this machine");
+        gpuplan_error_hint(err, "run 'gpuplan detect' to see why, or pass a catalog id such as "
+                                "'--gpu h100-sxm:8'");
+        goto out;
+    }
+    const struct gpuplan_detected_gpu *first = &result->gpus[0];
+    uint64_t smallest_bytes = 0;
+    for (size_t i = 0; i < result->n_gpus; i++) {
+        const struct gpuplan_detected_gpu *g = &result->gpus[i];
+        if (!g->catalog_id[0]) {
+            st = gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL,
+                                   "'--gpu local': GPU %u '%s' matches no catalog entry", g->index,
+                                   g->name);
+            gpuplan_error_hint(err, "add it to a gpus.json and pass --catalog DIR (see "
+                                    "docs/catalog.md), or pass a catalog id with --gpu");
+            goto out;
+        }
+        if (strcmp(g->catalog_id, first->catalog_id) != 0) {
+            st = gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, NULL,
+                                   "'--gpu local': this machine mixes '%s' and '%s'",
+                                   first->catalog_id, g->catalog_id);
+            gpuplan_error_hint(err, "plan for one kind with --gpu ID:N");
+            goto out;
+        }
+        if (g->has_memory && (smallest_bytes == 0 || g->memory_total_bytes < smallest_bytes))
+            smallest_bytes = g->memory_total_bytes;
+    }
+    const struct gpuplan_gpu *record = gpuplan_catalog_find_gpu(catalog, first->catalog_id);
+    if (!record) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_INTERNAL, NULL, "catalog lost GPU '%s'",
+                               first->catalog_id);
+        goto out;
+    }
+    *out = *record;
+    if (smallest_bytes)
+        out->memory_visible_bytes = smallest_bytes;
+    *out_count = (uint32_t)result->n_gpus;
+out:
+    free(result);
+    return st;
 }
