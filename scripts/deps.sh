@@ -1,6 +1,6 @@
 #!/bin/sh
 # Ensure the Debian packages gpuplan builds and tests with are present.
-# Usage: scripts/deps.sh [build|test|fuzz|browser]...
+# Usage: scripts/deps.sh [build|test|bench|fuzz|browser]...
 # As root, installs what is missing with apt-get; otherwise prints the exact
 # apt-get line and fails. Used by `make demo` and `make check` alike.
 set -eu
@@ -25,11 +25,18 @@ for what in "$@"; do
         have_pc cmocka || add libcmocka-dev
         command -v python3 >/dev/null 2>&1 || add python3
         command -v curl >/dev/null 2>&1 || add curl
+        command -v valgrind >/dev/null 2>&1 || add valgrind
+        [ -e /usr/share/i18n/locales/de_DE ] || add locales
         ;;
     browser)
         command -v chromium >/dev/null 2>&1 || add chromium
         command -v node >/dev/null 2>&1 || add nodejs
         command -v npm >/dev/null 2>&1 || add npm
+        ;;
+    bench)
+        command -v wrk >/dev/null 2>&1 || add wrk
+        command -v curl >/dev/null 2>&1 || add curl
+        command -v valgrind >/dev/null 2>&1 || add valgrind
         ;;
     fuzz)
         command -v clang >/dev/null 2>&1 || add clang

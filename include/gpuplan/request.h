@@ -19,14 +19,19 @@
  * offending field in err->where ("$.seq_len"), or "body:LINE:COL" for
  * malformed JSON.
  *
- * Not here: HTTP itself (src/server/), model loading, estimation.
+ * Not here: HTTP itself (src/server/), model loading, estimation, the TCO
+ * arithmetic (cost.c).
  */
 #ifndef GPUPLAN_REQUEST_H
 #define GPUPLAN_REQUEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpuplan/buf.h"
+#include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 
@@ -55,6 +60,66 @@ enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
                                           char *model_out,
                                           size_t model_size,
                                           struct gpuplan_error *err);
+
+/*
+ * A `POST /v1/tco` body: the flags of `gpuplan tco` with '_' for '-'.
+ *
+ *   {"gpu": "h100-sxm:8", "platform": "dgx-h100", "hours_per_day": 12,
+ *    "years": 3, "power_price": 0.15, "cloud_price": 2.99}
+ *
+ * "gpu" (required) is "ID" or "ID:N" as on the command line; each cost input
+ * (gpuplan_cost_input_flag(), e.g. "gpu_price") is a number or a numeric
+ * string; null keeps the default. Range checks are gpuplan_cost_inputs_set()'s.
+ */
+#define GPUPLAN_TCO_REQUEST_ID_MAX 64
+struct gpuplan_tco_request {
+    char gpu_id[GPUPLAN_TCO_REQUEST_ID_MAX];      /* catalog GPU id */
+    uint32_t n_gpus;                              /* 1..100000, default 1 */
+    char platform_id[GPUPLAN_TCO_REQUEST_ID_MAX]; /* "" = the GPU's first platform */
+    bool set[GPUPLAN_COST_INPUT_COUNT];           /* the body gave this input */
+    double value[GPUPLAN_COST_INPUT_COUNT];
+};
+
+/*
+ * Read a tco body into `req` (zeroed here first). Errors as
+ * gpuplan_job_from_json(), with the JSON path in err->where; a missing
+ * "gpu" is GPUPLAN_ERR_USAGE at "$.gpu".
+ */
+enum gpuplan_status gpuplan_tco_request_from_json(struct gpuplan_tco_request *req,
+                                                  const char *body,
+                                                  size_t len,
+                                                  struct gpuplan_error *err);
+
+/*
+ * Resolve `req` against `catalog` exactly as `gpuplan tco` does (GPU by id,
+ * the named platform or else the GPU's first, catalog inputs, then the
+ * request's overrides) and compute the table into `out`. Unknown GPU or
+ * platform: GPUPLAN_ERR_NOT_FOUND at "$.gpu" / "$.platform".
+ */
+enum gpuplan_status gpuplan_tco_request_run(const struct gpuplan_catalog *catalog,
+                                            const struct gpuplan_tco_request *req,
+                                            struct gpuplan_cost_inputs *in,
+                                            struct gpuplan_tco *out,
+                                            struct gpuplan_error *err);
+
+/*
+ * A `POST /v1/recommend` body: "model" (a catalog id), the job options as in
+ * gpuplan_job_from_json() (each one given fixes that knob, as on the command
+ * line), and the planner options of `gpuplan recommend` with '_' for '-':
+ * "deadline_hours", "budget", "target_tokens_per_s", "headroom" (numbers
+ * >= 0), "max_gpus", "top" (1..4096), "objective" (cost|time|gpus|capex),
+ * "vendor" (nvidia|amd|intel|any), "gpu" ("a,b": only these GPUs),
+ * "concurrency" (= batch), "on_prem" / "cloud" (true). "nodes", "tp" and
+ * "pp" are searched, so they are refused. `req` must come from
+ * gpuplan_plan_request_init(). Errors as gpuplan_job_from_json().
+ */
+struct gpuplan_plan_request;
+enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *req,
+                                                   const char *body,
+                                                   size_t len,
+                                                   char *model_out,
+                                                   size_t model_size,
+                                                   struct gpuplan_error *err);
 
 /*
  * Append the JSON error document for a failed request to `buf`:

@@ -8,23 +8,24 @@
 
 #include "../server/server.h"
 #include "cli.h"
+#include "i18n.h"
 
 static const char serve_help[] =
-    "usage: gpuplan serve [--listen HOST:PORT] [--threads N] [--timeout S] [--catalog DIR]\n"
-    "\n"
-    "Run the HTTP/JSON service: POST /v1/estimate, /v1/recommend, /v1/tco;\n"
-    "GET /v1/gpus, /v1/models, /healthz, /metrics and the web page at /.\n"
-    "Stops cleanly on SIGTERM or SIGINT after finishing the requests in flight.\n"
-    "\n"
-    "options:\n"
-    "  --listen HOST:PORT  address to bind (default 127.0.0.1:8080; port 0 picks a free\n"
-    "                      port, printed at startup); non-loopback addresses are exposed\n"
-    "                      without authentication\n"
-    "  --threads N         worker threads (default 4, 1..256)\n"
-    "  --timeout S         close connections idle for S seconds (default 10, 1..3600)\n"
-    "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
-    "                      embedded catalog\n"
-    "  -h, --help          show this help\n";
+    N_("usage: gpuplan serve [--listen HOST:PORT] [--threads N] [--timeout S] [--catalog DIR]\n"
+       "\n"
+       "Run the HTTP/JSON service: POST /v1/estimate, /v1/recommend, /v1/tco;\n"
+       "GET /v1/gpus, /v1/models, /healthz, /metrics and the web page at /.\n"
+       "Stops cleanly on SIGTERM or SIGINT after finishing the requests in flight.\n"
+       "\n"
+       "options:\n"
+       "  --listen HOST:PORT  address to bind (default 127.0.0.1:8080; port 0 picks a free\n"
+       "                      port, printed at startup); non-loopback addresses are exposed\n"
+       "                      without authentication\n"
+       "  --threads N         worker threads (default 4, 1..256)\n"
+       "  --timeout S         close connections idle for S seconds (default 10, 1..3600)\n"
+       "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
+       "                      embedded catalog\n"
+       "  -h, --help          show this help\n");
 
 /* Strict unsigned in [min, max]: digits only, no sign, no suffix. */
 static int parse_unsigned(const char *text, unsigned min, unsigned max, unsigned *out)
@@ -69,7 +70,7 @@ int cmd_serve(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            (void)fputs(serve_help, stdout);
+            (void)fputs(_(serve_help), stdout);
             return CLI_OK;
         }
         if (is_option(arg, "--listen")) {
@@ -96,7 +97,7 @@ int cmd_serve(int argc, char **argv)
     }
     /* Before any thread exists, so every MHD thread inherits the mask and sigwait() gets them. */
     if (server_block_signals() != 0) {
-        perror("gpuplan: error: blocking signals");
+        perror(_("gpuplan: error: blocking signals"));
         return CLI_RUN_ERROR;
     }
     struct gpuplan_error err;

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n_internal.h"
+
 enum gpuplan_status gpuplan_json_parse(const uint8_t *data,
                                        size_t len,
                                        const char *where,
@@ -22,7 +24,7 @@ enum gpuplan_status gpuplan_json_parse(const uint8_t *data,
     }
     if (len == 0) {
         return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, where, "empty input; expected a JSON %s",
-                                 want_object ? "object" : "value");
+                                 want_object ? GPUPLAN_TR("object") : GPUPLAN_TR("value"));
     }
     json_error_t jerr;
     json_t *root = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
@@ -68,7 +70,8 @@ static enum gpuplan_status field_error(struct gpuplan_error *err,
 {
     char loc[GPUPLAN_ERROR_WHERE_MAX];
     (void)snprintf(loc, sizeof loc, "%s%s%s.%s", where ? where : "", where ? ":" : "", path ? path : "$", key);
-    return gpuplan_error_set(err, code, loc, "'%s' %s in '%s'", key, what, where ? where : "input");
+    return gpuplan_error_set(err, code, loc, "'%s' %s in '%s'", key, GPUPLAN_TR(what),
+                             where ? where : GPUPLAN_TR("input"));
 }
 
 enum gpuplan_status gpuplan_json_get_u64(const json_t *obj,

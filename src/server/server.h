@@ -1,7 +1,9 @@
 /*
  * server.h - `gpuplan serve`: the HTTP/JSON service on libmicrohttpd.
  *
- * A thread pool of MHD daemons answers the endpoints of docs/http-api.md.
+ * libmicrohttpd with a thread per connection answers the endpoints of
+ * docs/http-api.md; at most n_threads POST handlers compute at once (a
+ * FIFO gate), so a slow /v1/recommend never delays /healthz.
  * The catalog is loaded once and shared read-only; the only mutable state is
  * the atomic metrics counters held in the server object. POST handlers are a
  * table of { path, handler } entries, each taking the request body and
@@ -26,13 +28,20 @@
 #define SERVER_MAX_TIMEOUT_S     3600
 /* Request line + headers must fit in one connection's memory pool (MHD answers 414/431). */
 #define SERVER_CONNECTION_MEMORY_BYTES (32U * 1024U)
-#define SERVER_MAX_CONNECTIONS         512
+/*
+ * Connection limits (MHD_OPTION_CONNECTION_LIMIT, _PER_IP_CONNECTION_LIMIT):
+ * one address holding idle connections (a slowloris, a leaky client pool)
+ * gets at most the per-IP share, so /healthz from anywhere else still
+ * answers. Measured in tests/suites/http_faults.sh (10,000 idle connections).
+ */
+#define SERVER_MAX_CONNECTIONS        1024
+#define SERVER_MAX_CONNECTIONS_PER_IP 384
 /* Seconds SIGTERM waits for in-flight requests before closing connections. */
 #define SERVER_DRAIN_S 10
 
 struct server_config {
     const char *listen;      /* "HOST:PORT", "[V6]:PORT"; port 0 picks a free one */
-    unsigned n_threads;      /* MHD thread pool size, 1..SERVER_MAX_THREADS */
+    unsigned n_threads;      /* POST handlers computing at once, 1..SERVER_MAX_THREADS */
     unsigned timeout_s;      /* idle connection timeout (slow clients) */
     const char *catalog_dir; /* --catalog DIR, or NULL for the embedded catalog */
     FILE *log;               /* startup line and errors; not NULL */

@@ -237,8 +237,68 @@ post "missing model" 400 '{"seq_len": 4096}' && golden estimate-missing-model
 post "unknown model" 404 '{"model": "no-such-model-xyz"}' && error_is "unknown model" not_found '$.model'
 post "model path refused" 404 '{"model": "/etc/passwd"}' && error_is "model path" not_found '$.model'
 post "model dir refused" 404 '{"model": "../../shared/fixtures/hf-configs"}' && error_is "model dir" not_found '$.model'
-request "recommend not built" 501 -d '{}' "$base/v1/recommend" && error_is recommend unsupported ''
-request "tco not built" 501 -d '{}' "$base/v1/tco" && error_is tco unsupported ''
+
+# ---- POST /v1/tco and /v1/recommend: byte-identical to the CLI's --format json ----------
+# same_as_cli NAME ENDPOINT BODY CMD CLI_ARGS...
+same_as_cli() {
+    name=$1
+    endpoint=$2
+    body=$3
+    shift 3
+    if request "$name" 200 -H 'Content-Type: application/json' --data-binary "$body" \
+        "$base/v1/$endpoint"; then
+        "$GPUPLAN" "$@" --format json >"$tmp/cli.json" 2>"$tmp/cli.err"
+        rc=$?
+        if [ $rc = 0 ] && cmp -s "$tmp/body" "$tmp/cli.json"; then
+            ok "$name: byte-identical to 'gpuplan $*'"
+        else
+            bad "$name: differs from 'gpuplan $*' (exit $rc)"
+            diff "$tmp/cli.json" "$tmp/body" | head -10
+            head -3 "$tmp/cli.err"
+        fi
+    fi
+}
+same_as_cli "tco h100x8" tco '{"gpu": "h100-sxm:8"}' tco --gpu h100-sxm:8
+same_as_cli "tco overrides" tco \
+    '{"gpu": "h100-sxm:8", "hours_per_day": 12, "years": 4, "power_price": "0.15", "pue": 1.2, "cloud_price": 2.5}' \
+    tco --gpu h100-sxm:8 --hours-per-day 12 --years 4 --power-price 0.15 --pue 1.2 --cloud-price 2.5
+same_as_cli "tco l40s one" tco '{"gpu": "l40s", "gpu_price": 8000, "load": 0.6, "platform": null}' \
+    tco --gpu l40s --gpu-price 8000 --load 0.6
+tco_post() { # NAME STATUS BODY
+    request "$1" "$2" -H 'Content-Type: application/json' --data-binary "$3" "$base/v1/tco"
+}
+tco_post "tco missing gpu" 400 '{"years": 3}' && error_is "tco missing gpu" usage '$.gpu'
+tco_post "tco unknown gpu" 404 '{"gpu": "h100sxm:8"}' && error_is "tco unknown gpu" not_found '$.gpu'
+tco_post "tco bad count" 400 '{"gpu": "h100-sxm:0"}' && error_is "tco bad count" usage '$.gpu'
+tco_post "tco years out of range" 400 '{"gpu": "h100-sxm:8", "years": 40}' &&
+    error_is "tco years" usage '$.years'
+tco_post "tco unknown field" 400 '{"gpu": "h100-sxm:8", "hours_per_dya": 8}' &&
+    error_is "tco unknown field" usage '$.hours_per_dya'
+body_has "tco unknown field" "did you mean 'hours_per_day'"
+tco_post "tco unknown platform" 404 '{"gpu": "h100-sxm:8", "platform": "nope"}' &&
+    error_is "tco unknown platform" not_found '$.platform'
+tco_post "tco wrong type" 400 '{"gpu": "h100-sxm:8", "pue": [1.2]}' && error_is "tco wrong type" usage '$.pue'
+tco_post "tco malformed" 400 '{"gpu": ' && error_is "tco malformed" invalid_input 'body:1:8'
+
+same_as_cli "recommend qlora 8b" recommend '{"model": "llama-3.1-8b", "method": "qlora", "tokens": "100M"}' \
+    recommend llama-3.1-8b --method qlora --tokens 100M
+same_as_cli "recommend 70b on-prem by time" recommend \
+    '{"model": "llama-3.1-70b", "on_prem": true, "objective": "time", "top": 3, "vendor": "nvidia", "budget": null}' \
+    recommend llama-3.1-70b --on-prem --objective time --top 3 --vendor nvidia
+same_as_cli "recommend serving" recommend \
+    '{"model": "qwen2.5-7b", "method": "infer", "concurrency": 32, "context": "8k", "gpu": "l40s,h100-sxm"}' \
+    recommend qwen2.5-7b --method infer --concurrency 32 --context 8k --gpu l40s,h100-sxm
+rec_post() { # NAME STATUS BODY
+    request "$1" "$2" -H 'Content-Type: application/json' --data-binary "$3" "$base/v1/recommend"
+}
+rec_post "recommend nodes refused" 400 '{"model": "llama-3.1-8b", "nodes": 2}' &&
+    error_is "recommend nodes" usage '$.nodes'
+rec_post "recommend top 0" 400 '{"model": "llama-3.1-8b", "top": 0}' && error_is "recommend top" usage '$.top'
+rec_post "recommend bad objective" 400 '{"model": "llama-3.1-8b", "objective": "fast"}' &&
+    error_is "recommend objective" usage '$.objective'
+rec_post "recommend missing model" 400 '{"method": "lora"}' && error_is "recommend model" usage '$.model'
+rec_post "recommend model path refused" 404 '{"model": "/etc/passwd"}' &&
+    error_is "recommend model path" not_found '$.model'
 
 # Over 1 MiB: rejected from Content-Length, and while streaming a chunked body.
 python3 -c 'import sys; sys.stdout.write("{\"model\":\"" + "x" * (1024 * 1024) + "\"}")' >"$tmp/big.json"

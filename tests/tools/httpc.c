@@ -1,0 +1,289 @@
+/*
+ * httpc.c - a tiny raw-socket HTTP client for the fault tests of `gpuplan
+ * serve` (tests/suites/http_faults.sh): what curl and wrk cannot do.
+ *
+ *   httpc slow PORT MS [FAST]   send stdin one byte every MS ms (the first FAST
+ *                               bytes at once), print the reply
+ *   httpc halfclose PORT        send stdin, shutdown(SHUT_WR), print the reply
+ *   httpc pipeline PORT N       send stdin N times in one write, print the
+ *                               number of "HTTP/1.1 200" status lines read
+ *   httpc idle PORT N SECONDS [SRC]  open N connections (from source address
+ *                               SRC, default 127.0.0.1), send nothing, hold
+ *                               them SECONDS; print "opened N, closed by
+ *                               server M" (raises RLIMIT_NOFILE to the hard
+ *                               limit first)
+ *   httpc reset PORT            send stdin, then close with RST (SO_LINGER 0)
+ *
+ * The server is always 127.0.0.1. Exit 0 on success, 1 on a socket error,
+ * 2 on usage errors. Replies are read until EOF or 15 s of silence.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READ_TIMEOUT_MS 15000
+#define MAX_INPUT_BYTES (4U * 1024U * 1024U)
+
+static int connect_to(int port, const char *src)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    if (src) {
+        struct sockaddr_in local;
+        memset(&local, 0, sizeof local);
+        local.sin_family = AF_INET;
+        if (inet_pton(AF_INET, src, &local.sin_addr) != 1 ||
+            bind(fd, (struct sockaddr *)&local, sizeof local) != 0) {
+            close(fd);
+            return -1;
+        }
+    }
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((unsigned short)port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* All of stdin, malloc'd. */
+static char *read_stdin(size_t *len)
+{
+    size_t cap = 4096;
+    char *buf = malloc(cap);
+    *len = 0;
+    while (buf) {
+        const ssize_t n = read(0, buf + *len, cap - *len);
+        if (n <= 0)
+            break;
+        *len += (size_t)n;
+        if (*len == cap) {
+            if (cap >= MAX_INPUT_BYTES)
+                break;
+            char *grown = realloc(buf, cap * 2);
+            if (!grown) {
+                free(buf);
+                return NULL;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+    }
+    return buf;
+}
+
+static int send_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        const ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Read until EOF or READ_TIMEOUT_MS of silence; write to stdout when `echo`. Returns bytes. */
+static size_t drain(int fd, int echo, char **out)
+{
+    size_t total = 0, cap = 0;
+    char chunk[65536];
+    for (;;) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, READ_TIMEOUT_MS) <= 0)
+            break;
+        const ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+        if (n <= 0)
+            break;
+        if (echo)
+            (void)fwrite(chunk, 1, (size_t)n, stdout);
+        if (out) {
+            if (total + (size_t)n + 1 > cap) {
+                cap = (total + (size_t)n + 1) * 2;
+                char *grown = realloc(*out, cap);
+                if (!grown)
+                    break;
+                *out = grown;
+            }
+            memcpy(*out + total, chunk, (size_t)n);
+            (*out)[total + (size_t)n] = '\0';
+        }
+        total += (size_t)n;
+    }
+    return total;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static int cmd_slow(int port, long ms, size_t fast)
+{
+    size_t len = 0;
+    char *req = read_stdin(&len);
+    const int fd = connect_to(port, NULL);
+    if (!req || fd < 0) {
+        perror("httpc slow");
+        free(req);
+        return 1;
+    }
+    if (fast > len)
+        fast = len;
+    if (fast > 0 && send_all(fd, req, fast) != 0)
+        fprintf(stderr, "httpc slow: server closed before %zu bytes\n", fast);
+    for (size_t i = fast; i < len; i++) {
+        if (send_all(fd, req + i, 1) != 0) {
+            fprintf(stderr, "httpc slow: server closed after %zu of %zu bytes\n", i, len);
+            break;
+        }
+        sleep_ms(ms);
+    }
+    (void)drain(fd, 1, NULL);
+    close(fd);
+    free(req);
+    return 0;
+}
+
+static int cmd_halfclose(int port, int reset)
+{
+    size_t len = 0;
+    char *req = read_stdin(&len);
+    const int fd = connect_to(port, NULL);
+    if (!req || fd < 0 || send_all(fd, req, len) != 0) {
+        perror("httpc halfclose");
+        free(req);
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    if (reset) {
+        struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+        (void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        close(fd);
+        free(req);
+        return 0;
+    }
+    (void)shutdown(fd, SHUT_WR);
+    (void)drain(fd, 1, NULL);
+    close(fd);
+    free(req);
+    return 0;
+}
+
+static int cmd_pipeline(int port, long n)
+{
+    size_t len = 0;
+    char *req = read_stdin(&len);
+    char *all = req ? malloc(len * (size_t)n + 1) : NULL;
+    const int fd = connect_to(port, NULL);
+    if (!all || fd < 0) {
+        perror("httpc pipeline");
+        free(req);
+        free(all);
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    for (long i = 0; i < n; i++)
+        memcpy(all + (size_t)i * len, req, len);
+    int rc = send_all(fd, all, len * (size_t)n) == 0 ? 0 : 1;
+    char *reply = NULL;
+    (void)drain(fd, 0, &reply);
+    long ok = 0;
+    for (const char *p = reply; p && (p = strstr(p, "HTTP/1.1 200 ")) != NULL; p++)
+        ok++;
+    printf("%ld\n", ok);
+    close(fd);
+    free(reply);
+    free(req);
+    free(all);
+    return rc;
+}
+
+static int cmd_idle(int port, long n, long seconds, const char *src)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    int *fds = calloc((size_t)n, sizeof *fds);
+    if (!fds)
+        return 1;
+    long opened = 0;
+    for (long i = 0; i < n; i++) {
+        fds[i] = connect_to(port, src);
+        if (fds[i] < 0)
+            break;
+        opened++;
+    }
+    printf("opened %ld\n", opened);
+    fflush(stdout);
+    /* Hold them; count those the server closes (readable with EOF). */
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    long closed = 0;
+    do {
+        sleep_ms(200);
+        for (long i = 0; i < opened; i++) {
+            if (fds[i] < 0)
+                continue;
+            char c;
+            const ssize_t r = recv(fds[i], &c, 1, MSG_DONTWAIT);
+            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+                close(fds[i]);
+                fds[i] = -1;
+                closed++;
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (now.tv_sec - start.tv_sec < seconds);
+    for (long i = 0; i < opened; i++) {
+        if (fds[i] >= 0)
+            close(fds[i]);
+    }
+    printf("opened %ld, closed by server %ld\n", opened, closed);
+    free(fds);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fputs("usage: httpc slow|halfclose|pipeline|idle|reset PORT [ARGS]\n", stderr);
+        return 2;
+    }
+    const int port = atoi(argv[2]);
+    if (strcmp(argv[1], "slow") == 0 && (argc == 4 || argc == 5))
+        return cmd_slow(port, atol(argv[3]), argc == 5 ? (size_t)atol(argv[4]) : 0);
+    if (strcmp(argv[1], "halfclose") == 0 && argc == 3)
+        return cmd_halfclose(port, 0);
+    if (strcmp(argv[1], "reset") == 0 && argc == 3)
+        return cmd_halfclose(port, 1);
+    if (strcmp(argv[1], "pipeline") == 0 && argc == 4)
+        return cmd_pipeline(port, atol(argv[3]));
+    if (strcmp(argv[1], "idle") == 0 && (argc == 5 || argc == 6))
+        return cmd_idle(port, atol(argv[3]), atol(argv[4]), argc == 6 ? argv[5] : NULL);
+    fputs("httpc: bad arguments\n", stderr);
+    return 2;
+}
