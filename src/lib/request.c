@@ -228,12 +228,18 @@ static enum gpuplan_status apply_option(struct gpuplan_job *job,
     return GPUPLAN_OK;
 }
 
-enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
-                                          const char *body,
-                                          size_t len,
-                                          char *model_out,
-                                          size_t model_size,
-                                          struct gpuplan_error *err)
+#define JOB_BODY_EXAMPLE "{\"model\": \"llama-3.1-8b\", \"method\": \"lora\"}"
+#define TCO_BODY_EXAMPLE "{\"gpu\": \"h100-sxm:8\", \"hours_per_day\": 12}"
+
+/*
+ * Every request body: at most GPUPLAN_REQUEST_MAX_BODY_BYTES, one JSON object
+ * read by the project's JSON reader (UTF-8, no duplicate keys, bounded depth).
+ */
+static enum gpuplan_status parse_body(const char *body,
+                                      size_t len,
+                                      const char *example,
+                                      json_t **root,
+                                      struct gpuplan_error *err)
 {
     if (len > GPUPLAN_REQUEST_MAX_BODY_BYTES) {
         gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, "body",
@@ -242,15 +248,24 @@ enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
         gpuplan_error_hint(err, "a request is a small JSON object of job options");
         return GPUPLAN_ERR_TOO_LARGE;
     }
-    json_t *root = NULL;
     enum gpuplan_status status =
-        gpuplan_json_parse((const uint8_t *)body, len, "body", true, &root, err);
-    if (status != GPUPLAN_OK) {
-        if (status == GPUPLAN_ERR_INVALID_INPUT && err)
-            gpuplan_error_hint(err, "send one JSON object (UTF-8) such as "
-                                    "{\"model\": \"llama-3.1-8b\", \"method\": \"lora\"}");
+        gpuplan_json_parse((const uint8_t *)body, len, "body", true, root, err);
+    if (status == GPUPLAN_ERR_INVALID_INPUT && err)
+        gpuplan_error_hint(err, "send one JSON object (UTF-8) such as %s", example);
+    return status;
+}
+
+enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
+                                          const char *body,
+                                          size_t len,
+                                          char *model_out,
+                                          size_t model_size,
+                                          struct gpuplan_error *err)
+{
+    json_t *root = NULL;
+    enum gpuplan_status status = parse_body(body, len, JOB_BODY_EXAMPLE, &root, err);
+    if (status != GPUPLAN_OK)
         return status;
-    }
     const bool accepts_model = model_out != NULL && model_size > 0;
     const char *key;
     json_t *value;
@@ -768,22 +783,10 @@ enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *
                                                    size_t model_size,
                                                    struct gpuplan_error *err)
 {
-    if (len > GPUPLAN_REQUEST_MAX_BODY_BYTES) {
-        gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, "body",
-                          "request body is %zu bytes; the limit is %llu", len,
-                          (unsigned long long)GPUPLAN_REQUEST_MAX_BODY_BYTES);
-        gpuplan_error_hint(err, "a request is a small JSON object of job options");
-        return GPUPLAN_ERR_TOO_LARGE;
-    }
     json_t *root = NULL;
-    enum gpuplan_status status =
-        gpuplan_json_parse((const uint8_t *)body, len, "body", true, &root, err);
-    if (status != GPUPLAN_OK) {
-        if (status == GPUPLAN_ERR_INVALID_INPUT && err)
-            gpuplan_error_hint(err, "send one JSON object (UTF-8) such as "
-                                    "{\"model\": \"llama-3.1-8b\", \"method\": \"lora\"}");
+    enum gpuplan_status status = parse_body(body, len, JOB_BODY_EXAMPLE, &root, err);
+    if (status != GPUPLAN_OK)
         return status;
-    }
     const bool accepts_model = model_out != NULL && model_size > 0;
     const char *key;
     json_t *value;
