@@ -24,6 +24,7 @@
 
 #include "gpuplan/plan.h"
 #include "gpuplan/units.h"
+#include "json_internal.h"
 
 static const char *const engine_names[GPUPLAN_ENGINE_COUNT] = {
     [GPUPLAN_ENGINE_DEEPSPEED] = "deepspeed",
@@ -235,14 +236,8 @@ emit_deepspeed(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct 
         json_object_set_new(opt, "params", params);
         json_object_set_new(root, "optimizer", opt);
     }
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
-    json_decref(root);
-    if (!text)
-        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
-    gpuplan_buf_puts(out, text);
-    gpuplan_buf_puts(out, "\n");
-    free(text);
-    return gpuplan_buf_status(out, err);
+    return gpuplan_json_write(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6), out,
+                              err);
 }
 
 /* ---- accelerate YAML (section 3.2) ---- */

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "i18n_internal.h"
@@ -18,25 +19,30 @@ enum gpuplan_status gpuplan_json_parse(const uint8_t *data,
 {
     char loc[GPUPLAN_ERROR_WHERE_MAX];
     if (len > GPUPLAN_JSON_MAX_BYTES) {
-        gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, where, "JSON document is %zu bytes; the limit is %llu",
-                          len, (unsigned long long)GPUPLAN_JSON_MAX_BYTES);
+        gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, where,
+                          "JSON document is %zu bytes; the limit is %llu", len,
+                          (unsigned long long)GPUPLAN_JSON_MAX_BYTES);
         return GPUPLAN_ERR_TOO_LARGE;
     }
     if (len == 0) {
-        return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, where, "empty input; expected a JSON %s",
+        return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, where,
+                                 "empty input; expected a JSON %s",
                                  want_object ? GPUPLAN_TR("object") : GPUPLAN_TR("value"));
     }
     json_error_t jerr;
-    json_t *root = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    json_t *root =
+        json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root) {
-        (void)snprintf(loc, sizeof loc, "%s:%d:%d", where ? where : "<input>", jerr.line, jerr.column);
+        (void)snprintf(loc, sizeof loc, "%s:%d:%d", where ? where : "<input>", jerr.line,
+                       jerr.column);
         gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, loc, "invalid JSON: %s", jerr.text);
         gpuplan_error_hint(err, "check the file is complete, valid UTF-8 JSON");
         return GPUPLAN_ERR_INVALID_INPUT;
     }
     if (want_object && !json_is_object(root)) {
         json_decref(root);
-        return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, where, "expected a JSON object at the top level");
+        return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, where,
+                                 "expected a JSON object at the top level");
     }
     *out = root;
     return GPUPLAN_OK;
@@ -69,7 +75,8 @@ static enum gpuplan_status field_error(struct gpuplan_error *err,
                                        const char *what)
 {
     char loc[GPUPLAN_ERROR_WHERE_MAX];
-    (void)snprintf(loc, sizeof loc, "%s%s%s.%s", where ? where : "", where ? ":" : "", path ? path : "$", key);
+    (void)snprintf(loc, sizeof loc, "%s%s%s.%s", where ? where : "", where ? ":" : "",
+                   path ? path : "$", key);
     return gpuplan_error_set(err, code, loc, "'%s' %s in '%s'", key, GPUPLAN_TR(what),
                              where ? where : GPUPLAN_TR("input"));
 }
@@ -132,7 +139,8 @@ enum gpuplan_status gpuplan_json_get_bool(const json_t *obj,
         return GPUPLAN_OK;
     }
     if (!json_is_boolean(v))
-        return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key, "must be true or false");
+        return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key,
+                           "must be true or false");
     *out = json_is_true(v);
     return GPUPLAN_OK;
 }
@@ -160,6 +168,20 @@ enum gpuplan_status gpuplan_json_get_string(const json_t *obj,
     memcpy(out, json_string_value(v), n);
     out[n] = '\0';
     if (memchr(out, '\0', n))
-        return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key, "contains a NUL byte");
+        return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key,
+                           "contains a NUL byte");
     return GPUPLAN_OK;
+}
+
+enum gpuplan_status
+gpuplan_json_write(json_t *root, size_t flags, struct gpuplan_buf *out, struct gpuplan_error *err)
+{
+    char *text = root ? json_dumps(root, flags) : NULL;
+    json_decref(root);
+    if (!text)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory while writing JSON");
+    gpuplan_buf_puts(out, text);
+    gpuplan_buf_puts(out, "\n");
+    free(text);
+    return gpuplan_buf_status(out, err);
 }

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpuplan/buf.h"
 #include "gpuplan/error.h"
 
 /* Largest JSON document any reader accepts (a safetensors header cap is 100 MB). */
@@ -73,6 +74,15 @@ enum gpuplan_status gpuplan_json_get_string(const json_t *obj,
                                             char *out,
                                             size_t out_size,
                                             struct gpuplan_error *err);
+
+/*
+ * Append `root` as JSON text plus a newline to `out` with jansson dump
+ * `flags` (renderers pass JSON_SORT_KEYS | JSON_INDENT(2) and their real
+ * precision), then release it. `root` may be NULL (a failed build): that is
+ * reported as out of memory. The one place renderers turn a tree into bytes.
+ */
+enum gpuplan_status
+gpuplan_json_write(json_t *root, size_t flags, struct gpuplan_buf *out, struct gpuplan_error *err);
 
 /* JSON integer or integral real to uint64_t; false otherwise. */
 bool gpuplan_json_as_u64(const json_t *value, uint64_t *out);

@@ -9,6 +9,7 @@
  * Not here: loading or validating the catalog (catalog.c).
  */
 #include "gpuplan/render.h"
+#include "json_internal.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -282,14 +283,7 @@ static json_t *model_json(const struct gpuplan_catalog_model *m)
 static enum gpuplan_status
 emit_json(json_t *root, struct gpuplan_buf *out, struct gpuplan_error *err)
 {
-    char *text = root ? json_dumps(root, JSON_FLAGS) : NULL;
-    json_decref(root);
-    if (!text)
-        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
-    gpuplan_buf_puts(out, text);
-    gpuplan_buf_puts(out, "\n");
-    free(text);
-    return gpuplan_buf_status(out, err);
+    return gpuplan_json_write(root, JSON_FLAGS, out, err);
 }
 
 static enum gpuplan_status render_json_list(const struct gpuplan_catalog *catalog,

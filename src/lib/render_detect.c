@@ -12,6 +12,7 @@
 
 #include "gpuplan/detect.h"
 #include "gpuplan/units.h"
+#include "json_internal.h"
 
 #include "i18n_internal.h"
 
@@ -313,12 +314,6 @@ enum gpuplan_status gpuplan_render_detect(const struct gpuplan_detect_result *re
     json_t *root = build_json(result);
     if (!root)
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory while building JSON");
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
-    json_decref(root);
-    if (!text)
-        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory while writing JSON");
-    gpuplan_buf_puts(out, text);
-    gpuplan_buf_puts(out, "\n");
-    free(text);
-    return gpuplan_buf_status(out, err);
+    return gpuplan_json_write(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10), out,
+                              err);
 }

@@ -16,6 +16,7 @@
 #include "gpuplan/render.h"
 #include "gpuplan/throughput.h"
 #include "gpuplan/units.h"
+#include "json_internal.h"
 
 #include "i18n_internal.h"
 
@@ -324,14 +325,8 @@ static enum gpuplan_status render_json(const struct gpuplan_model *model,
             return GPUPLAN_ERR_NOMEM;
         }
     }
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12));
-    json_decref(root);
-    if (!text)
-        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
-    gpuplan_buf_puts(out, text);
-    gpuplan_buf_puts(out, "\n");
-    free(text);
-    return gpuplan_buf_status(out, err);
+    return gpuplan_json_write(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12), out,
+                              err);
 }
 
 enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_model *model,

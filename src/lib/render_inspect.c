@@ -4,6 +4,7 @@
  * companions (GiB, "70.55 B") are rounded, here, at render time.
  */
 #include "gpuplan/inspect.h"
+#include "json_internal.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -254,12 +255,6 @@ enum gpuplan_status gpuplan_render_inspect(const struct gpuplan_model *model,
     json_t *root = build_json(model);
     if (!root)
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory while building JSON");
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
-    json_decref(root);
-    if (!text)
-        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory while writing JSON");
-    gpuplan_buf_puts(out, text);
-    gpuplan_buf_puts(out, "\n");
-    free(text);
-    return gpuplan_buf_status(out, err);
+    return gpuplan_json_write(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6), out,
+                              err);
 }

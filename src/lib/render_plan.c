@@ -15,6 +15,7 @@
 #include "gpuplan/dtype.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/units.h"
+#include "json_internal.h"
 
 #include "i18n_internal.h"
 
@@ -149,14 +150,7 @@ render_json(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct
     json_object_set_new(root, "recommendations", recs);
     json_object_set_new(root, "pareto", front);
     json_object_set_new(root, "notes", strings(r->notes, r->n_notes));
-    char *text = json_dumps(root, JSON_FLAGS);
-    json_decref(root);
-    if (!text)
-        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
-    gpuplan_buf_puts(out, text);
-    gpuplan_buf_puts(out, "\n");
-    free(text);
-    return gpuplan_buf_status(out, err);
+    return gpuplan_json_write(root, JSON_FLAGS, out, err);
 }
 
 static void money(struct gpuplan_buf *out, bool known, double usd)

@@ -16,6 +16,7 @@
 #include "gpuplan/render.h"
 #include "gpuplan/throughput.h"
 #include "gpuplan/units.h"
+#include "json_internal.h"
 
 #include "i18n_internal.h"
 
@@ -336,14 +337,7 @@ enum gpuplan_status gpuplan_render_tco(const struct gpuplan_cost_inputs *in,
                                        struct gpuplan_error *err)
 {
     if (format == GPUPLAN_FORMAT_JSON) {
-        json_t *root = tco_json(in, tco);
-        char *text = root ? json_dumps(root, JSON_FLAGS) : NULL;
-        json_decref(root);
-        if (!text)
-            return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
-        gpuplan_buf_puts(out, text);
-        gpuplan_buf_puts(out, "\n");
-        free(text);
+        return gpuplan_json_write(tco_json(in, tco), JSON_FLAGS, out, err);
     } else if (format == GPUPLAN_FORMAT_HTML) {
         render_html(in, tco, out);
     } else {
