@@ -26,6 +26,15 @@ BUILD      ?= build-san
 SANFLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 
+# Quiet build: one line per target; `make V=1` prints the full commands.
+ifeq ($(V),1)
+Q :=
+say =
+else
+Q := @
+say = printf '  %-6s %s\n' $(1) $(2)
+endif
+
 WARN := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wvla -Wwrite-strings -Wformat=2 -Wcast-qual -Werror
 OPT  ?= -O2 -g
@@ -64,38 +73,47 @@ deps-test:
 
 $(BUILD)/tools/embed: tools/embed.c
 	@mkdir -p $(@D)
-	$(CC) -std=c17 -O2 -Wall -Wextra -Werror -o $@ $<
+	@$(call say,CC,$@)
+	$(Q)$(CC) -std=c17 -O2 -Wall -Wextra -Werror -o $@ $<
 
 $(BUILD)/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA)
 	@mkdir -p $(@D)
-	$(BUILD)/tools/embed $@ $(DATA)
+	@$(call say,EMBED,$@)
+	$(Q)$(BUILD)/tools/embed $@ $(DATA)
 
 $(BUILD)/obj/gen/embedded_data.o: $(BUILD)/gen/embedded_data.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Wno-overlength-strings -c -o $@ $<
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) -Wno-overlength-strings -c -o $@ $<
 
 $(BUILD)/obj/%.o: src/%.c $(wildcard include/gpuplan/*.h) $(wildcard src/lib/*.h) | $(BUILD)/gen/embedded_data.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(BUILD)/libgpuplan.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/gpuplan: $(CLI_OBJ) $(BUILD)/libgpuplan.a
-	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuplan.a tests/unit/test_common.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libgpuplan.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libgpuplan.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
 $(BUILD)/fuzz/replay_%: tests/fuzz/targets/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libgpuplan.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay.c $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay.c $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 $(BUILD)/tools/accuracy_throughput: tools/accuracy_throughput.c $(BUILD)/libgpuplan.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 demo: all
 	@scripts/demo.sh $(BUILD)/gpuplan
@@ -106,19 +124,23 @@ STUB_LIBS := $(BUILD)/stubs/libnvidia-ml.so.1 $(BUILD)/stubs/libnvidia-ml-nov2.s
 STUB_CFLAGS := -std=c17 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden
 $(BUILD)/stubs/libnvidia-ml.so.1: tests/stubs/nvml_stub.c
 	@mkdir -p $(@D)
-	$(CC) $(STUB_CFLAGS) -o $@ $<
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(STUB_CFLAGS) -o $@ $<
 $(BUILD)/stubs/libnvidia-ml-nov2.so.1: tests/stubs/nvml_stub.c
 	@mkdir -p $(@D)
-	$(CC) $(STUB_CFLAGS) -DSTUB_NO_V2 -o $@ $<
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(STUB_CFLAGS) -DSTUB_NO_V2 -o $@ $<
 $(BUILD)/stubs/libnvidia-ml-noreq.so.1: tests/stubs/nvml_stub.c
 	@mkdir -p $(@D)
-	$(CC) $(STUB_CFLAGS) -DSTUB_NO_HANDLE -o $@ $<
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(STUB_CFLAGS) -DSTUB_NO_HANDLE -o $@ $<
 
 # Test clients (tests/tools/*.c): the raw HTTP client of tests/suites/http_faults.sh.
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 $(TOOL_BIN): $(BUILD)/tools/%: tests/tools/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $<
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $<
 
 check: deps-test $(BUILD)/gpuplan $(UNIT_BIN) $(REPLAY_BIN) $(TOOL_BIN) $(BUILD)/tools/accuracy_throughput $(STUB_LIBS)
 	@BUILD=$(BUILD) SAN=$(SAN) scripts/run-tests.sh
@@ -126,7 +148,8 @@ check: deps-test $(BUILD)/gpuplan $(UNIT_BIN) $(REPLAY_BIN) $(TOOL_BIN) $(BUILD)
 accuracy: $(BUILD)/tools/accuracy
 	@$(BUILD)/tools/accuracy --csv validation/measurements.csv --max-median 10 --max-p90 25
 $(BUILD)/tools/accuracy: tools/accuracy.c $(BUILD)/libgpuplan.a
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 # Each tests/bench/bench_*.c is a program that prints its own figures.
 BENCH_SRC  := $(sort $(wildcard tests/bench/bench_*.c))
@@ -137,17 +160,20 @@ bench: all $(BENCH_BIN)
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libgpuplan.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 # libFuzzer builds always use clang with ASan+UBSan, in their own directory.
 FUZZ_CFLAGS = -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iinclude -Isrc/lib \
               -Ibuild-fuzz/gen $(PKG_CFLAGS)
 build-fuzz/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA)
 	@mkdir -p $(@D)
-	$(BUILD)/tools/embed $@ $(DATA)
+	@$(call say,EMBED,$@)
+	$(Q)$(BUILD)/tools/embed $@ $(DATA)
 build-fuzz/fuzz_%: tests/fuzz/targets/fuzz_%.c $(LIB_SRC) build-fuzz/gen/embedded_data.c
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) build-fuzz/gen/embedded_data.c $(LDLIBS_ALL)
+	@$(call say,CLANG,$@)
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) build-fuzz/gen/embedded_data.c $(LDLIBS_ALL)
 fuzz:
 	@scripts/deps.sh build fuzz
 	@$(MAKE) --no-print-directory $(LIBFUZZ_BIN)
