@@ -33,6 +33,8 @@ void gpuplan_buf_printf(struct gpuplan_buf *buf, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void gpuplan_buf_vprintf(struct gpuplan_buf *buf, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
+/* Append `text` escaped for HTML text and attribute values (< > & "). */
+void gpuplan_buf_puts_html(struct gpuplan_buf *buf, const char *text);
 /* The content as a C string ("" when empty); borrowed, valid until the next append. */
 const char *gpuplan_buf_str(const struct gpuplan_buf *buf);
 /* GPUPLAN_OK, or fill `err` from the sticky failure. */

@@ -102,6 +102,28 @@ void gpuplan_buf_printf(struct gpuplan_buf *buf, const char *fmt, ...)
     va_end(ap);
 }
 
+void gpuplan_buf_puts_html(struct gpuplan_buf *buf, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        switch (*p) {
+        case '<':
+            gpuplan_buf_puts(buf, "&lt;");
+            break;
+        case '>':
+            gpuplan_buf_puts(buf, "&gt;");
+            break;
+        case '&':
+            gpuplan_buf_puts(buf, "&amp;");
+            break;
+        case '"':
+            gpuplan_buf_puts(buf, "&quot;");
+            break;
+        default:
+            gpuplan_buf_append(buf, p, 1);
+        }
+    }
+}
+
 const char *gpuplan_buf_str(const struct gpuplan_buf *buf)
 {
     return buf->data ? buf->data : "";
@@ -113,7 +135,8 @@ enum gpuplan_status gpuplan_buf_status(const struct gpuplan_buf *buf, struct gpu
     case GPUPLAN_OK:
         return GPUPLAN_OK;
     case GPUPLAN_ERR_TOO_LARGE:
-        return gpuplan_error_set(err, buf->failed, NULL, "output exceeds %zu bytes", buf->max_bytes);
+        return gpuplan_error_set(err, buf->failed, NULL, "output exceeds %zu bytes",
+                                 buf->max_bytes);
     default:
         return gpuplan_error_set(err, buf->failed, NULL, "out of memory while rendering output");
     }

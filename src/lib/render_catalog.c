@@ -159,28 +159,6 @@ static void emit_md(const struct table *t, struct gpuplan_buf *out)
     }
 }
 
-static void put_html_escaped(struct gpuplan_buf *out, const char *text)
-{
-    for (const char *p = text; *p; p++) {
-        switch (*p) {
-        case '<':
-            gpuplan_buf_puts(out, "&lt;");
-            break;
-        case '>':
-            gpuplan_buf_puts(out, "&gt;");
-            break;
-        case '&':
-            gpuplan_buf_puts(out, "&amp;");
-            break;
-        case '"':
-            gpuplan_buf_puts(out, "&quot;");
-            break;
-        default:
-            gpuplan_buf_append(out, p, 1);
-        }
-    }
-}
-
 static void emit_html(const struct table *t, const char *css_class, struct gpuplan_buf *out)
 {
     gpuplan_buf_printf(out, "<table class=\"%s\">\n", css_class);
@@ -189,7 +167,7 @@ static void emit_html(const struct table *t, const char *css_class, struct gpupl
         gpuplan_buf_puts(out, "<tr>");
         for (size_t c = 0; c < t->n_cols; c++) {
             gpuplan_buf_printf(out, "<%s>", tag);
-            put_html_escaped(out, t->cells[r * t->n_cols + c]);
+            gpuplan_buf_puts_html(out, t->cells[r * t->n_cols + c]);
             gpuplan_buf_printf(out, "</%s>", tag);
         }
         gpuplan_buf_puts(out, "</tr>\n");

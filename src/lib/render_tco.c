@@ -33,29 +33,6 @@ static double round_to(double v, double step)
     return round(v / step) * step;
 }
 
-static void html_escape(struct gpuplan_buf *out, const char *text)
-{
-    for (const char *c = text; *c; c++) {
-        switch (*c) {
-        case '<':
-            gpuplan_buf_puts(out, "&lt;");
-            break;
-        case '>':
-            gpuplan_buf_puts(out, "&gt;");
-            break;
-        case '&':
-            gpuplan_buf_puts(out, "&amp;");
-            break;
-        case '"':
-            gpuplan_buf_puts(out, "&quot;");
-            break;
-        default:
-            gpuplan_buf_append(out, c, 1);
-            break;
-        }
-    }
-}
-
 /* "$1,234,567" (whole dollars, locale-independent). */
 static void format_usd(char *dst, size_t size, double usd)
 {
@@ -267,16 +244,16 @@ static void render_html(const struct gpuplan_cost_inputs *in,
     char a[32], b[32];
     gpuplan_buf_puts(out, "<section class=\"gpuplan-tco\">\n<h2>Own vs rent: ");
     gpuplan_buf_printf(out, "%u &times; ", in->n_gpus);
-    html_escape(out, in->gpu_id);
+    gpuplan_buf_puts_html(out, in->gpu_id);
     gpuplan_buf_puts(out, "</h2>\n<table>\n<tr><th>input</th><th>value</th><th>unit</th>"
                           "<th>origin</th><th>note</th></tr>\n");
     for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++) {
         const struct gpuplan_cost_value *v = &in->v[i];
         gpuplan_buf_printf(out, "<tr><td>%s</td><td>%.6g</td><td>",
                            gpuplan_cost_input_flag((enum gpuplan_cost_input)i), v->value);
-        html_escape(out, gpuplan_cost_input_unit((enum gpuplan_cost_input)i));
+        gpuplan_buf_puts_html(out, gpuplan_cost_input_unit((enum gpuplan_cost_input)i));
         gpuplan_buf_printf(out, "</td><td>%s</td><td>", gpuplan_cost_origin_name(v->origin));
-        html_escape(out, v->note);
+        gpuplan_buf_puts_html(out, v->note);
         gpuplan_buf_puts(out, "</td></tr>\n");
     }
     gpuplan_buf_puts(out, "</table>\n<table>\n");
