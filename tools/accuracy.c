@@ -25,6 +25,7 @@
  * usage: accuracy [--csv FILE] [--catalog DIR] [--max-median PCT --max-p90 PCT] [--verbose]
  * Exit 0; with thresholds, prints "N passed, N failed" and exits 1 on failure.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,21 @@
 #include "gpuplan/job.h"
 #include "gpuplan/model.h"
 #include "gpuplan/units.h"
+
+/* CSV cells were checked by tests/suites/measurements_csv.sh; an empty or bad cell reads 0. */
+static int csv_int(const char *text)
+{
+    char *end = NULL;
+    const long v = strtol(text, &end, 10);
+    return end == text || v < INT_MIN || v > INT_MAX ? 0 : (int)v;
+}
+
+static double csv_double(const char *text)
+{
+    char *end = NULL;
+    const double v = strtod(text, &end);
+    return end == text || !isfinite(v) ? 0.0 : v;
+}
 
 #define MAX_FIELDS 64
 #define MAX_ROWS   1024
@@ -244,9 +260,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--catalog") == 0)
             catalog_dir = argv[++i];
         else if (strcmp(argv[i], "--max-median") == 0)
-            max_median = atof(argv[++i]);
+            max_median = csv_double(argv[++i]);
         else if (strcmp(argv[i], "--max-p90") == 0)
-            max_p90 = atof(argv[++i]);
+            max_p90 = csv_double(argv[++i]);
     }
     char *text = slurp(csv_path);
     if (!text) {
@@ -294,7 +310,7 @@ int main(int argc, char **argv)
             snprintf(why, sizeof why, "no model_ref");
         else if (!col(&h, &row, "seq_len")[0] || !col(&h, &row, "micro_batch")[0])
             snprintf(why, sizeof why, "seq_len or micro_batch n/s");
-        else if (strcmp(col(&h, &row, "cp"), "") != 0 && atoi(col(&h, &row, "cp")) > 1)
+        else if (strcmp(col(&h, &row, "cp"), "") != 0 && csv_int(col(&h, &row, "cp")) > 1)
             snprintf(why, sizeof why, "context parallelism not modelled");
         const struct gpuplan_catalog_model *cm =
             why[0] ? NULL : gpuplan_catalog_find_model(catalog, ref);
@@ -312,7 +328,8 @@ int main(int argc, char **argv)
         for (char *t = targets; *t; t++)
             *t = *t == ';' ? ',' : *t;
         const char *gpu_ref = col(&h, &row, "gpu_ref");
-        const int n_gpus = atoi(col(&h, &row, "n_gpus")), nodes = atoi(col(&h, &row, "nodes"));
+        const int n_gpus = csv_int(col(&h, &row, "n_gpus")),
+                  nodes = csv_int(col(&h, &row, "nodes"));
         char gpu_text[96];
         snprintf(gpu_text, sizeof gpu_text, "%s:%d", gpu_ref[0] ? gpu_ref : "none",
                  n_gpus > 0 && nodes > 0 ? n_gpus / nodes : 1);
@@ -405,7 +422,7 @@ int main(int argc, char **argv)
             continue;
         }
         const double measured =
-            atof(col(&h, &row, "memory_value")) * unit_bytes(col(&h, &row, "memory_unit"));
+            csv_double(col(&h, &row, "memory_value")) * unit_bytes(col(&h, &row, "memory_unit"));
         const double alloc = (double)g->peak_allocated_bytes, res = (double)g->peak_reserved_bytes;
         const double dev = (double)g->device_total_bytes;
         double pred = res;
@@ -428,7 +445,7 @@ int main(int argc, char **argv)
                      : measured > dev ? (measured - dev) / measured * 100.0
                                       : 0.0;
         const bool is_compiled = strcmp(col(&h, &row, "compile"), "yes") == 0;
-        const int num = atoi(id + (strncmp(id, "GT-", 3) == 0 ? 3 : 0));
+        const int num = csv_int(id + (strncmp(id, "GT-", 3) == 0 ? 3 : 0));
         if (is_compiled) {
             add(&compiled, e);
             add(&compiled_band, e_band);

@@ -951,7 +951,11 @@ static enum gpuplan_status read_whole_file(const char *path,
     size_t used = 0;
     uint8_t *buf = malloc(cap);
     enum gpuplan_status st = GPUPLAN_OK;
-    while (buf) {
+    if (!buf) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, path, "out of memory reading '%s'", path);
+        goto out;
+    }
+    for (;;) {
         if (used == cap) {
             uint8_t *grown = cap > GPUPLAN_JSON_MAX_BYTES ? NULL : realloc(buf, cap * 2);
             if (!grown) {
@@ -971,9 +975,7 @@ static enum gpuplan_status read_whole_file(const char *path,
         if (n == 0)
             break;
     }
-    if (!buf)
-        st = gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, path, "out of memory reading '%s'", path);
-    else if (ferror(f))
+    if (ferror(f))
         st = gpuplan_error_set(err, GPUPLAN_ERR_IO, path, "cannot read '%s'", path);
 out:
     (void)fclose(f);
