@@ -358,28 +358,9 @@ int main(int argc, char **argv)
                 set_opt(&job, "tp", col(&h, &row, "tp"), why, sizeof why) &&
                 set_opt(&job, "pp", col(&h, &row, "pp"), why, sizeof why);
             (void)ok;
-            /*
-             * Training-loop facts the CSV has no column for, by source script
-             * (each noted "(cfg)" in the rows' ambiguity cell):
-             * DLR: atorch/examples/llama2/fsdp_llama2.py @0ada810 runs
-             *   `outputs = model(**batch); loss = loss_func(None, outputs);
-             *   loss.backward()`, holding `outputs` until the next forward
-             *   returns, and checkpoints with torch's
-             *   apply_activation_checkpointing (atorch checkpoint_optimization),
-             *   not HF's gradient_checkpointing, so Llama's use_cache default
-             *   stays on and the output carries every layer's (k, v).
-             */
-            if (strncmp(col(&h, &row, "source"), "DLR ", 4) == 0)
-                job.keep_outputs = true;
-            /*
-             * PEFT-DOC fsdp.md: the command runs peft examples/sft/train.py,
-             * whose utils.py create_and_prepare_model (read at 0106572)
-             * loads with torch_dtype = quant_storage_dtype if 4-bit else
-             * torch.float32: a LoRA base without quantisation is fp32.
-             */
-            if (strncmp(col(&h, &row, "source"), "PEFT-DOC ", 9) == 0 &&
-                strstr(col(&h, &row, "source"), "fsdp.md") && strcmp(method, "lora") == 0)
-                job.base_fp32 = true;
+            /* Training-loop facts of the source's script (validation/README.md). */
+            job.keep_outputs = strcmp(col(&h, &row, "keep_outputs"), "yes") == 0;
+            job.base_fp32 = strcmp(col(&h, &row, "base_fp32"), "yes") == 0;
         }
         const struct gpuplan_gpu *gpu =
             gpu_ref[0] ? gpuplan_catalog_find_gpu(catalog, gpu_ref) : NULL;
