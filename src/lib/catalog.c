@@ -1200,6 +1200,25 @@ static void hint_suggestions(struct gpuplan_error *err,
                            best[2].id);
 }
 
+/* "unknown GPU 'x'" / "unknown model 'x'" with the nearest ids as the hint. */
+static enum gpuplan_status not_found(const struct gpuplan_catalog *catalog,
+                                     bool gpus,
+                                     const char *query,
+                                     struct gpuplan_error *err)
+{
+    struct suggestion best[MAX_SUGGESTIONS];
+    size_t n_best = 0;
+    const size_t n = !catalog ? 0 : gpus ? catalog->n_gpus : catalog->n_models;
+    for (size_t i = 0; i < n; i++)
+        consider(best, &n_best, query, gpus ? catalog->gpus[i].id : catalog->models[i].id, i);
+    if (gpus)
+        gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL, "unknown GPU '%s'", query);
+    else
+        gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL, "unknown model '%s'", query);
+    hint_suggestions(err, best, n_best, gpus ? "gpuplan gpus" : "gpuplan models");
+    return GPUPLAN_ERR_NOT_FOUND;
+}
+
 enum gpuplan_status gpuplan_catalog_get_gpu(const struct gpuplan_catalog *catalog,
                                             const char *id,
                                             const struct gpuplan_gpu **out,
@@ -1211,13 +1230,7 @@ enum gpuplan_status gpuplan_catalog_get_gpu(const struct gpuplan_catalog *catalo
         *out = gpu;
         return GPUPLAN_OK;
     }
-    struct suggestion best[MAX_SUGGESTIONS];
-    size_t n_best = 0;
-    for (size_t i = 0; catalog && i < catalog->n_gpus; i++)
-        consider(best, &n_best, query, catalog->gpus[i].id, i);
-    gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL, "unknown GPU '%s'", query);
-    hint_suggestions(err, best, n_best, "gpuplan gpus");
-    return GPUPLAN_ERR_NOT_FOUND;
+    return not_found(catalog, true, query, err);
 }
 
 enum gpuplan_status gpuplan_catalog_get_model(const struct gpuplan_catalog *catalog,
@@ -1231,13 +1244,7 @@ enum gpuplan_status gpuplan_catalog_get_model(const struct gpuplan_catalog *cata
         *out = model;
         return GPUPLAN_OK;
     }
-    struct suggestion best[MAX_SUGGESTIONS];
-    size_t n_best = 0;
-    for (size_t i = 0; catalog && i < catalog->n_models; i++)
-        consider(best, &n_best, query, catalog->models[i].id, i);
-    gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL, "unknown model '%s'", query);
-    hint_suggestions(err, best, n_best, "gpuplan models");
-    return GPUPLAN_ERR_NOT_FOUND;
+    return not_found(catalog, false, query, err);
 }
 
 double gpuplan_gpu_peak_tflops(const struct gpuplan_gpu *gpu, const char *precision)
