@@ -355,6 +355,7 @@ int main(int argc, char **argv)
                 set_opt(&job, "nodes", col(&h, &row, "nodes"), why, sizeof why) &&
                 set_opt(&job, "sharding", col(&h, &row, "sharding"), why, sizeof why) &&
                 set_opt(&job, "offload", col(&h, &row, "offload"), why, sizeof why) &&
+                set_opt(&job, "fsdp-wrap", col(&h, &row, "fsdp_wrap"), why, sizeof why) &&
                 set_opt(&job, "tp", col(&h, &row, "tp"), why, sizeof why) &&
                 set_opt(&job, "pp", col(&h, &row, "pp"), why, sizeof why);
             (void)ok;

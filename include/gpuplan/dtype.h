@@ -75,11 +75,13 @@ enum gpuplan_dtype {
     GPUPLAN_DTYPE_Q1_0,
     GPUPLAN_DTYPE_Q2_0,
     /* in-memory formats used by training and serving stacks */
-    GPUPLAN_DTYPE_NF4,    /* bitsandbytes NF4, block 64, fp32 absmax: 4.5 bits */
-    GPUPLAN_DTYPE_NF4_DQ, /* NF4 + double quantisation: 4.127 bits */
-    GPUPLAN_DTYPE_INT8,   /* LLM.int8 / weight-only int8: 8 bits (+ per-row scale ignored) */
-    GPUPLAN_DTYPE_GPTQ4,  /* 4-bit, group 128, fp16 scale + 4-bit zero: 4.156 bits */
-    GPUPLAN_DTYPE_AWQ4,   /* 4-bit, group 128, fp16 scale + 4-bit zero: 4.156 bits */
+    GPUPLAN_DTYPE_NF4,         /* bitsandbytes NF4, block 64, fp32 absmax: 4.5 bits */
+    GPUPLAN_DTYPE_NF4_DQ,      /* NF4 + double quantisation: 4.127 bits */
+    GPUPLAN_DTYPE_NF4_TORCHAO, /* torchao NF4Tensor (torchtune QLoRA): 4.127 bits, scalers
+                                  sharded with the codes */
+    GPUPLAN_DTYPE_INT8,        /* LLM.int8 / weight-only int8: 8 bits (+ per-row scale ignored) */
+    GPUPLAN_DTYPE_GPTQ4,       /* 4-bit, group 128, fp16 scale + 4-bit zero: 4.156 bits */
+    GPUPLAN_DTYPE_AWQ4,        /* 4-bit, group 128, fp16 scale + 4-bit zero: 4.156 bits */
     GPUPLAN_DTYPE_COUNT
 };
 
@@ -100,7 +102,8 @@ double gpuplan_dtype_bits(enum gpuplan_dtype dtype);
 /* Lookups; return GPUPLAN_DTYPE_UNKNOWN when nothing matches. */
 enum gpuplan_dtype gpuplan_dtype_from_safetensors(const char *name, size_t name_len);
 enum gpuplan_dtype gpuplan_dtype_from_ggml(uint32_t ggml_type);
-/* Case-insensitive canonical name or alias ("bf16", "bfloat16", "float16", "q4_k_m" is NOT a dtype). */
+/* Case-insensitive canonical name or alias ("bf16", "bfloat16", "float16", "q4_k_m" is NOT a
+ * dtype). */
 enum gpuplan_dtype gpuplan_dtype_from_name(const char *name);
 
 /*
@@ -109,6 +112,9 @@ enum gpuplan_dtype gpuplan_dtype_from_name(const char *name);
  * number of blocks and `exact` is true (ggml requires whole blocks). With
  * `exact` false a partial block is rounded up (used for in-memory formats).
  */
-bool gpuplan_dtype_bytes(enum gpuplan_dtype dtype, uint64_t n_elems, bool exact, uint64_t *out_bytes);
+bool gpuplan_dtype_bytes(enum gpuplan_dtype dtype,
+                         uint64_t n_elems,
+                         bool exact,
+                         uint64_t *out_bytes);
 
 #endif

@@ -135,6 +135,8 @@ struct gpuplan_job {
     enum gpuplan_dtype quant;       /* qlora base storage: default NF4_DQ; also NF4, INT8 */
     enum gpuplan_sharding sharding; /* default none on 1 GPU, ddp on more */
     bool sharding_set;
+    bool fsdp_embed_units; /* --fsdp-wrap layers+embeddings: embedding and head are FSDP units of
+                              their own (default: they stay in the gathered root unit) */
     enum gpuplan_offload offload; /* default none */
     uint32_t tp;                  /* tensor parallel degree, default 1 */
     uint32_t pp;                  /* pipeline parallel degree, default 1 */

@@ -69,6 +69,14 @@ static const struct gpuplan_dtype_info dtype_table[GPUPLAN_DTYPE_COUNT] = {
      * (4.1270 bits).
      */
     [GPUPLAN_DTYPE_NF4_DQ] = { "NF4_DQ", 16384, 8452, -1, true },
+    /*
+     * torchao's NF4Tensor (torchtune QLoRA): block 64, int8 quantised
+     * scalers, one fp32 factor per 256 scalers: the same 8452 bytes per
+     * 16384 elements as bitsandbytes NF4 + DQ. It differs in where the
+     * scalers live (inside the tensor, so FSDP shards them; see
+     * quant_meta_bytes in memory_model.c).
+     */
+    [GPUPLAN_DTYPE_NF4_TORCHAO] = { "NF4_TORCHAO", 16384, 8452, -1, true },
     [GPUPLAN_DTYPE_INT8] = { "INT8", 1, 1, -1, true },
     /* GPTQ/AWQ 4-bit, group 128: 64 bytes + fp16 scale + 4-bit zero = 66.5 per 128. */
     [GPUPLAN_DTYPE_GPTQ4] = { "GPTQ4", 256, 133, -1, true },
@@ -121,13 +129,21 @@ enum gpuplan_dtype gpuplan_dtype_from_name(const char *name)
         const char *alias;
         enum gpuplan_dtype dtype;
     } aliases[] = {
-        { "float32", GPUPLAN_DTYPE_F32 },  { "fp32", GPUPLAN_DTYPE_F32 },
-        { "float16", GPUPLAN_DTYPE_F16 },  { "fp16", GPUPLAN_DTYPE_F16 },
-        { "half", GPUPLAN_DTYPE_F16 },     { "bfloat16", GPUPLAN_DTYPE_BF16 },
-        { "float64", GPUPLAN_DTYPE_F64 },  { "fp8", GPUPLAN_DTYPE_F8_E4M3 },
-        { "float8_e4m3fn", GPUPLAN_DTYPE_F8_E4M3 }, { "float8_e5m2", GPUPLAN_DTYPE_F8_E5M2 },
-        { "int8", GPUPLAN_DTYPE_INT8 },    { "nf4-dq", GPUPLAN_DTYPE_NF4_DQ },
-        { "gptq", GPUPLAN_DTYPE_GPTQ4 },   { "awq", GPUPLAN_DTYPE_AWQ4 },
+        { "float32", GPUPLAN_DTYPE_F32 },
+        { "fp32", GPUPLAN_DTYPE_F32 },
+        { "float16", GPUPLAN_DTYPE_F16 },
+        { "fp16", GPUPLAN_DTYPE_F16 },
+        { "half", GPUPLAN_DTYPE_F16 },
+        { "bfloat16", GPUPLAN_DTYPE_BF16 },
+        { "float64", GPUPLAN_DTYPE_F64 },
+        { "fp8", GPUPLAN_DTYPE_F8_E4M3 },
+        { "float8_e4m3fn", GPUPLAN_DTYPE_F8_E4M3 },
+        { "float8_e5m2", GPUPLAN_DTYPE_F8_E5M2 },
+        { "int8", GPUPLAN_DTYPE_INT8 },
+        { "nf4-dq", GPUPLAN_DTYPE_NF4_DQ },
+        { "torchao-nf4", GPUPLAN_DTYPE_NF4_TORCHAO },
+        { "gptq", GPUPLAN_DTYPE_GPTQ4 },
+        { "awq", GPUPLAN_DTYPE_AWQ4 },
     };
     if (!name)
         return GPUPLAN_DTYPE_UNKNOWN;
@@ -142,7 +158,10 @@ enum gpuplan_dtype gpuplan_dtype_from_name(const char *name)
     return GPUPLAN_DTYPE_UNKNOWN;
 }
 
-bool gpuplan_dtype_bytes(enum gpuplan_dtype dtype, uint64_t n_elems, bool exact, uint64_t *out_bytes)
+bool gpuplan_dtype_bytes(enum gpuplan_dtype dtype,
+                         uint64_t n_elems,
+                         bool exact,
+                         uint64_t *out_bytes)
 {
     const struct gpuplan_dtype_info *info = gpuplan_dtype_get(dtype);
     if (!info->block_elems)

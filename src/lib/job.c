@@ -32,7 +32,8 @@ static const char *const sharding_names[] = { "none",  "ddp",  "zero1",       "z
                                               "zero3", "fsdp", "fsdp-hybrid", NULL };
 static const char *const offload_names[] = { "none", "optimizer", "params", "optimizer+params",
                                              "nvme", NULL };
-static const char *const quant_names[] = { "nf4", "nf4-dq", "int8", NULL };
+static const char *const quant_names[] = { "nf4", "nf4-dq", "torchao-nf4", "int8", NULL };
+static const char *const fsdp_wrap_names[] = { "layers", "layers+embeddings", NULL };
 static const char *const kv_dtype_names[] = { "bf16", "fp16", "fp8", NULL };
 static const char *const yes_no_names[] = { "no", "yes", NULL };
 
@@ -90,11 +91,22 @@ const struct gpuplan_job_option gpuplan_job_options[] = {
     { "lora-targets", GPUPLAN_OPT_TEXT, "all-linear|attn|q_proj,v_proj,...",
       GPUPLAN_N_("modules LoRA adapts (PEFT names, comma separated)"), "q_proj,v_proj", NULL, 0,
       0 },
-    { "quant", GPUPLAN_OPT_CHOICE, "nf4|nf4-dq|int8", GPUPLAN_N_("QLoRA base weight storage"),
-      "nf4-dq", quant_names, 0, 0 },
+    { "quant", GPUPLAN_OPT_CHOICE, "nf4|nf4-dq|torchao-nf4|int8",
+      GPUPLAN_N_("QLoRA base weight storage"), "nf4-dq", quant_names, 0, 0 },
     { "sharding", GPUPLAN_OPT_CHOICE, "none|ddp|zero1|zero2|zero3|fsdp|fsdp-hybrid",
       GPUPLAN_N_("data-parallel sharding"), GPUPLAN_N_("none on 1 GPU, ddp on more"),
       sharding_names, 0, 0 },
+    /*
+     * FSDP units: HF Accelerate/Trainer's transformer-layer auto-wrap, atorch
+     * and torchtitan before 2025 wrap the decoder layers and leave the
+     * embedding, final norm and head in the root unit, which FSDP keeps
+     * gathered from forward to backward; torchtune's custom_sharded_layers
+     * ['tok_embeddings', 'output'] and later torchtitan wrap them apart.
+     */
+    { "fsdp-wrap", GPUPLAN_OPT_CHOICE, "layers|layers+embeddings",
+      GPUPLAN_N_("FSDP units: decoder layers (embedding and head stay gathered in the root "
+                 "unit), or layers plus the embedding and head as units of their own"),
+      "layers", fsdp_wrap_names, 0, 0 },
     { "offload", GPUPLAN_OPT_CHOICE, "none|optimizer|params|optimizer+params|nvme",
       GPUPLAN_N_("offload model states to host RAM or NVMe"), "none", offload_names, 0, 0 },
     { "tp", GPUPLAN_OPT_COUNT_ARG, "N", GPUPLAN_N_("tensor-parallel degree"), "1", NULL, 1,
@@ -533,11 +545,13 @@ set_choice(struct gpuplan_job *job, const struct gpuplan_job_option *o, unsigned
         job->compile = v == 1;
     } else if (strcmp(n, "quant") == 0) {
         static const enum gpuplan_dtype q[] = { GPUPLAN_DTYPE_NF4, GPUPLAN_DTYPE_NF4_DQ,
-                                                GPUPLAN_DTYPE_INT8 };
+                                                GPUPLAN_DTYPE_NF4_TORCHAO, GPUPLAN_DTYPE_INT8 };
         job->quant = q[v];
     } else if (strcmp(n, "sharding") == 0) {
         job->sharding = (enum gpuplan_sharding)v;
         job->sharding_set = true;
+    } else if (strcmp(n, "fsdp-wrap") == 0) {
+        job->fsdp_embed_units = v == 1;
     } else if (strcmp(n, "offload") == 0) {
         job->offload = (enum gpuplan_offload)v;
     } else if (strcmp(n, "kv-dtype") == 0) {

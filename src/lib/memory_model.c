@@ -251,9 +251,11 @@ enum gpuplan_status gpuplan_memory_profile_build(struct gpuplan_memory_profile *
             largest = per_layer[i];
     }
     free(per_layer);
+    p->largest_block_params = largest;
     /*
-     * FSDP units as torchtitan/torchtune wrap them: each block, the token
-     * embedding, and the output head with the final norm.
+     * Largest unit when the token embedding and the output head with the
+     * final norm are units of their own (torchtune's custom_sharded_layers;
+     * ZeRO-3 fetches them module by module).
      */
     const uint64_t rest = p->n_params - p->block_params - p->embed_params;
     uint64_t unit = largest > p->embed_params ? largest : p->embed_params;
@@ -277,6 +279,27 @@ void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
         out->tp = 1;
     if (out->pp == 0)
         out->pp = 1;
+}
+
+/*
+ * FSDP as HF Accelerate/Trainer (transformer_layer_cls auto-wrap), atorch
+ * and torchtitan wrap a model: one unit per block, and the root unit
+ * holding what is left (token embedding, final norm, output head). The
+ * root is not resharded after forward: FSDP1 _post_forward_reshard ("Do
+ * not free the root's parameters in the post-forward for FULL_SHARD with
+ * the intention that they are immediately used for backward"), FSDP2
+ * FSDPState._lazy_init ("For the root, do not reshard after forward since
+ * for training, the parameters would be freed and all-gathered
+ * immediately"), so it stays gathered through forward and backward.
+ * Not --fsdp-wrap layers+embeddings (torchtune's custom_sharded_layers
+ * ['tok_embeddings', 'output'], torchtitan's 2025 wrapping: embedding and
+ * head are units of their own, resharded after use) nor ZeRO-3
+ * (module-by-module fetch): those keep the largest-unit rule.
+ */
+static bool fsdp_wraps_blocks(const struct gpuplan_job *j)
+{
+    return (j->sharding == GPUPLAN_SHARDING_FSDP || j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID) &&
+           j->pp <= 1 && !j->fsdp_embed_units;
 }
 
 static bool is_sharded_params(enum gpuplan_sharding s)
@@ -476,6 +499,22 @@ static double dtype_bytes_d(enum gpuplan_dtype d, double n)
     return n * gpuplan_dtype_bits(d) / (double)GPUPLAN_BITS_PER_BYTE;
 }
 
+/*
+ * bitsandbytes' 4-bit quantisation metadata (absmax, nested absmax) of `n`
+ * weights: everything but the 4-bit codes. It lives in a QuantState on the
+ * module, not in the parameter's storage, so FSDP and ZeRO-3 neither shard
+ * nor offload it: bitsandbytes keeps a copy on Linear4bit ("the quant
+ * state got lost when the parameter got converted. This happens for
+ * example for fsdp", fix_4bit_weight_quant_state_from_module restores it
+ * from the module in forward). Each GPU holds all of it for its TP x PP share.
+ */
+static double quant_meta_bytes(enum gpuplan_dtype q, double n)
+{
+    if (q != GPUPLAN_DTYPE_NF4 && q != GPUPLAN_DTYPE_NF4_DQ)
+        return 0.0;
+    return dtype_bytes_d(q, n) - n * 4.0 / (double)GPUPLAN_BITS_PER_BYTE;
+}
+
 struct states {
     double weights; /* resident weights incl. master and working copies */
     double grads;
@@ -485,7 +524,10 @@ struct states {
     double gathered; /* FSDP/ZeRO-3 unsharded units in flight */
     double ddp_bucket;
     double unsharded_grads; /* FSDP + PP: gradients accumulated unsharded over micro-batches */
-    double cast_cache; /* torch AMP: autocast's 16-bit copies of the fp32 weights (in weights) */
+    double cast_cache;  /* torch AMP: autocast's 16-bit copies of the fp32 weights (in weights) */
+    double root_grad_b; /* FSDP full tuning: the root unit's unsharded head gradient in backward */
+    double root_grad_e; /* ... and the whole root unit's gradient when backward ends */
+    double gpu_only;    /* part of weights that sharding and offload leave on every GPU */
 };
 
 /*
@@ -634,26 +676,55 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
          * linears in --quant, norms in the 16/32-bit rest dtype), the
          * embedding, or the head with the final norm; two in flight.
          */
-        s.weights = (base + master) / sp;
+        const double meta = quant_meta_bytes(j->quant, linear);
+        s.weights = (base - meta + master) / sp + meta;
+        s.gpu_only = meta;
         const double L = p->n_layers ? (double)p->n_layers : 1.0;
         const double rest_bytes = pure ? 2.0 : 4.0;
         const double block_linear = (double)p->linear_params / L;
         const double block_other = p->block_params > p->linear_params
                                        ? (double)(p->block_params - p->linear_params) / L
                                        : 0.0;
-        double unit = dtype_bytes_d(j->quant, block_linear) + rest_bytes * block_other;
+        /* The gathered unit carries the codes; the metadata is already on the GPU. */
+        double unit = dtype_bytes_d(j->quant, block_linear) -
+                      quant_meta_bytes(j->quant, block_linear) + rest_bytes * block_other;
         const double embed = rest_bytes * (double)p->embed_params;
         const double head = rest_bytes * (double)(p->n_params - p->block_params - p->embed_params);
-        unit = unit > embed ? unit : embed;
-        unit = unit > head ? unit : head;
-        s.gathered = 2.0 * unit / (j->tp ? j->tp : 1);
+        if (fsdp_wraps_blocks(j)) {
+            /* The root unit (embedding, final norm, head) stays gathered: see fsdp_wraps_blocks. */
+            s.gathered = (2.0 * unit + embed + head) / (j->tp ? j->tp : 1);
+        } else {
+            unit = unit > embed ? unit : embed;
+            unit = unit > head ? unit : head;
+            s.gathered = 2.0 * unit / (j->tp ? j->tp : 1);
+        }
     } else if (shard_par) {
         s.weights = (base + master) / sp;
-        const double unit = (double)p->largest_layer_params / (j->tp ? j->tp : 1);
+        const double tp = j->tp ? (double)j->tp : 1.0;
         /* amp-bf16 under FSDP: no MixedPrecision policy, so units are gathered (and their
          * gradients reduced) in fp32. */
         const double gw = j->precision == GPUPLAN_PRECISION_AMP_BF16 ? 4.0 : work;
-        s.gathered = 2.0 * gw * unit + (full ? gw * unit : 0.0);
+        if (fsdp_wraps_blocks(j)) {
+            /*
+             * Two blocks in flight (current + prefetched) and one block's
+             * unsharded gradient, plus the root unit, gathered from the
+             * start of forward to the end of backward (fsdp_wraps_blocks).
+             * Full tuning: the root's unsharded gradient appears with the
+             * head's backward, the first of the step, and is reduced only
+             * when the root's post-backward runs after the embedding's
+             * (FSDP1: one flat gradient for the whole root; FSDP2: the
+             * head's now, the embedding's at the end; the head's is taken).
+             */
+            const double block = (double)p->largest_block_params / tp;
+            const double root = (double)(p->n_params - p->block_params) / tp;
+            const double head = (double)(p->head_params ? p->head_params : p->embed_params) / tp;
+            s.gathered = 2.0 * gw * block + gw * root + (full ? gw * block : 0.0);
+            s.root_grad_b = full ? gw * head : 0.0;
+            s.root_grad_e = full ? gw * root : 0.0;
+        } else {
+            const double unit = (double)p->largest_layer_params / tp;
+            s.gathered = 2.0 * gw * unit + (full ? gw * unit : 0.0);
+        }
     } else {
         s.weights = base + master / so + s.cast_cache;
     }
@@ -681,19 +752,21 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
         s.optim = 0.0;
         break;
     case GPUPLAN_OFFLOAD_PARAMS:
-        s.host += s.weights;
-        s.weights = 0.0;
+        s.host += s.weights - s.gpu_only;
+        s.weights = s.gpu_only;
         break;
     case GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS:
-        s.host += s.optim + s.weights + s.grads;
-        s.weights = s.optim = 0.0;
+        s.host += s.optim + s.weights - s.gpu_only + s.grads;
+        s.weights = s.gpu_only;
+        s.optim = 0.0;
         s.grads = s.gathered > 0.0 ? 0.0 : s.grads;
         break;
     case GPUPLAN_OFFLOAD_NVME:
         /* ZeRO-Infinity: states on NVMe; pinned host buffers only. */
         s.host += DEEPSPEED_NVME_PARAM_BUFFERS * DEEPSPEED_NVME_BUFFER_ELEMS * 2.0 +
                   2.0 * 16.0 * (double)p->largest_tensor_params;
-        s.weights = s.optim = 0.0;
+        s.weights = s.gpu_only;
+        s.optim = 0.0;
         s.grads = s.gathered > 0.0 ? 0.0 : s.grads;
         break;
     case GPUPLAN_OFFLOAD_NONE:
@@ -885,7 +958,7 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
         struct act_peak ap;
         memset(&ap, 0, sizeof ap);
         weights = s.weights + s.gathered;
-        grads = s.grads + s.ddp_bucket + s.unsharded_grads;
+        grads = s.grads + s.ddp_bucket + s.unsharded_grads + s.root_grad_e;
         optim = s.optim;
         adapters = s.adapters;
         host = s.host * (double)job.gpus_per_node;
@@ -937,10 +1010,11 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
         const double kept = ap.kept_kv + ap.kept_logits;
         const double f = fixed + ap.stored + ap.logits_fwd + s.cast_cache +
                          (kept > 0.0 ? ap.kept_kv + kept : 0.0);
-        const double b = fixed + ap.stored +
-                         (ap.logits_bwd > ap.transient ? ap.logits_bwd : ap.transient) +
-                         (job.grad_ckpt == GPUPLAN_CKPT_NONE ? s.cast_cache : 0.0) + kept;
-        const double e = fixed + (grads_freed ? live_grads : 0.0) + ap.last_block + kept;
+        const double b =
+            fixed + ap.stored + (ap.logits_bwd > ap.transient ? ap.logits_bwd : ap.transient) +
+            (job.grad_ckpt == GPUPLAN_CKPT_NONE ? s.cast_cache : 0.0) + kept + s.root_grad_b;
+        const double e =
+            fixed + (grads_freed ? live_grads : 0.0) + ap.last_block + kept + s.root_grad_e;
         /*
          * S, optimizer step: torch.optim.AdamW's default foreach path "uses
          * ~ sizeof(params) more peak memory than the for-loop version due to

@@ -68,7 +68,7 @@ function number(col,    v) {
     if (v !~ /^[0-9]+(\.[0-9]+)?$/ || v + 0 <= 0) problem(col " \047" v "\047 is not a number > 0")
 }
 BEGIN {
-    header = "row_id,source,kind,model,model_ref,method,precision,optimizer,optim_in_bwd,seq_len,micro_batch,grad_accum,grad_ckpt,attention,lora_rank,lora_targets,quant,act_offload,packed,compile,chunked_ce,gpu,gpu_ref,n_gpus,nodes,sharding,offload,tp,pp,cp,memory_value,memory_unit,memory_kind,outcome,tokens_per_s_per_gpu,throughput_kind,step_time_s,mfu,usable,ambiguity,notes,measured_date,keep_outputs,base_fp32"
+    header = "row_id,source,kind,model,model_ref,method,precision,optimizer,optim_in_bwd,seq_len,micro_batch,grad_accum,grad_ckpt,attention,lora_rank,lora_targets,quant,act_offload,packed,compile,chunked_ce,gpu,gpu_ref,n_gpus,nodes,sharding,offload,tp,pp,cp,memory_value,memory_unit,memory_kind,outcome,tokens_per_s_per_gpu,throughput_kind,step_time_s,mfu,usable,ambiguity,notes,measured_date,keep_outputs,base_fp32,fsdp_wrap"
     ncols = split(header, names, ",")
     for (k = 1; k <= ncols; k++) ix[names[k]] = k
     P = 0; F = 0
@@ -100,13 +100,14 @@ $0 == "" { next }
         enum("optim_in_bwd", "yes no", 0)
         enum("grad_ckpt", "none selective full", 0)
         enum("attention", "eager sdpa flash", 0)
-        enum("quant", "nf4 nf4-dq int8 gptq", 0)
+        enum("quant", "nf4 nf4-dq torchao-nf4 int8 gptq", 0)
         enum("act_offload", "yes no", 0)
         enum("packed", "yes no", 0)
         enum("compile", "yes no", 0)
         enum("chunked_ce", "yes no", 0)
         enum("keep_outputs", "yes no", 0)
         enum("base_fp32", "yes no", 0)
+        enum("fsdp_wrap", "layers layers+embeddings", 0)
         enum("sharding", "none ddp zero1 zero2 zero3 fsdp fsdp-hybrid", 0)
         enum("offload", "none optimizer params optimizer+params nvme", 0)
         enum("outcome", "measured oom fits", 1)

@@ -119,7 +119,11 @@ static void test_amp_bf16_fsdp(void **state)
     assert_true(gathered_mixed > 0.0);
     assert_true(fabs(gathered_amp - 2.0 * gathered_mixed) < 16.0);
     assert_true(amp.per_gpu.activations_bytes > mixed.per_gpu.activations_bytes);
-    assert_int_equal(amp.per_gpu.gradients_bytes, mixed.per_gpu.gradients_bytes);
+    /* Sharded fp32 grads alike; the root unit's unsharded gradient (embedding, head, final
+     * norm: 2 x 128256 x 4096 + 4096) is fp32 instead of bf16. */
+    const double root = 2.0 * 128256.0 * 4096.0 + 4096.0;
+    assert_true(fabs(((double)amp.per_gpu.gradients_bytes - (double)mixed.per_gpu.gradients_bytes) -
+                     2.0 * root) < 16.0);
     gpuplan_model_release(&m);
 }
 
@@ -565,9 +569,12 @@ static void test_fsdp_with_pp_keeps_stage_unsharded(void **state)
 }
 
 /*
- * FSDP QLoRA gathers the quantised storage: for Llama 3.1 70B the largest
- * unit is then the bf16 head with the final norm (128256 x 8192 + 8192),
- * not a block (0.44 GB in NF4), and two units are in flight.
+ * FSDP QLoRA gathers the quantised storage (the 4-bit codes: bitsandbytes'
+ * absmax metadata stays whole on every GPU, outside the flat parameter):
+ * for Llama 3.1 70B two blocks in flight (855,638,016 linear weights at
+ * 0.5 B + two norms of 8192 in bf16) plus the root unit, the bf16
+ * embedding and head with the final norm (2 x 128256 x 8192 + 8192), which
+ * FSDP keeps gathered from forward to backward.
  */
 static void test_qlora_fsdp_gathers_quantised_units(void **state)
 {
@@ -583,9 +590,45 @@ static void test_qlora_fsdp_gathers_quantised_units(void **state)
     set(&job, "gpu", "none:8");
     set(&job, "sharding", "fsdp");
     eval(&m, &job, NULL, &eight);
-    const double gathered =
-        (double)eight.per_gpu.weights_bytes - (double)one.per_gpu.weights_bytes / 8.0;
-    assert_true(fabs(gathered - 4.0 * (1050673152.0 + 8192.0)) < 1e3);
+    const double linear = 80.0 * 855638016.0;
+    const double meta = linear * (8452.0 * 8.0 / 16384.0 - 4.0) / 8.0; /* NF4 + DQ absmax */
+    const double gathered = (double)eight.per_gpu.weights_bytes -
+                            ((double)one.per_gpu.weights_bytes - meta) / 8.0 - meta;
+    const double block = 855638016.0 * 0.5 + 2.0 * 8192.0 * 2.0;
+    const double root = 2.0 * (2.0 * 1050673152.0 + 8192.0);
+    assert_true(fabs(gathered - (2.0 * block + root)) < 1e3);
+    gpuplan_model_release(&m);
+}
+
+/*
+ * Where the 4-bit metadata lives: bitsandbytes keeps its QuantState on the
+ * module, so FSDP CPU offload moves the codes to the host and leaves the
+ * absmax on every GPU; torchao's NF4Tensor (torchtune) carries its scalers
+ * inside the tensor, so they are sharded and offloaded with the codes. Same
+ * size per weight (8452 bytes per 16384) either way.
+ */
+static void test_qlora_metadata_placement(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-70b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "method", "qlora");
+    set(&job, "precision", "bf16");
+    set(&job, "gpu", "none:8");
+    set(&job, "sharding", "fsdp");
+    set(&job, "offload", "optimizer+params");
+    struct gpuplan_memory_estimate bnb, tao;
+    eval(&m, &job, NULL, &bnb);
+    set(&job, "quant", "torchao-nf4");
+    eval(&m, &job, NULL, &tao);
+    const double meta = 80.0 * 855638016.0 * (8452.0 * 8.0 / 16384.0 - 4.0) / 8.0;
+    /* torchao gathers its two blocks in flight with their scalers (2 of the 80 blocks). */
+    assert_true(fabs(((double)bnb.per_gpu.weights_bytes - (double)tao.per_gpu.weights_bytes) -
+                     (meta - 2.0 * meta / 80.0)) < 1e3);
+    /* The node's host RAM holds the 8 shards: with torchao's scalers, without bnb's absmax. */
+    assert_true(fabs(((double)tao.host_ram_bytes - (double)bnb.host_ram_bytes) - meta) < 1e4);
     gpuplan_model_release(&m);
 }
 
@@ -611,6 +654,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_mixed_adamw_states),
         cmocka_unit_test(test_amp_bf16_fsdp),
+        cmocka_unit_test(test_qlora_metadata_placement),
         cmocka_unit_test(test_peak_moments),
         cmocka_unit_test(test_qlora_weights),
         cmocka_unit_test(test_lora_params),
