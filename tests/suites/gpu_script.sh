@@ -77,5 +77,30 @@ else
     ok "missing --configs directory is an error"
 fi
 
+# The variable-length probe: deterministic lengths, the longest once, multiples of 16.
+if PYTHONDONTWRITEBYTECODE=1 python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import measure
+a, b = measure.varlen_lengths(512), measure.varlen_lengths(512)
+assert a == b, "not deterministic"
+assert len(a) == measure.VARLEN_STEPS and a.count(512) >= 1 and max(a) == 512
+assert min(a) >= 128 and all(n % 16 == 0 for n in a), a
+' "$(dirname "$script")" >"$tmp/varlen" 2>&1; then
+    ok "varlen lengths are deterministic, bounded, multiples of 16"
+else
+    cat "$tmp/varlen"
+    fail "varlen lengths are deterministic, bounded, multiples of 16"
+fi
+
+# The catalog-backed model (llama-2-7b from data/models.json) is in the grid at full depth.
+if grep -q 'llama-2-7b lora bf16 seq 1024 mbs 4 ckpt full eager r8 all-linear reentrant  \[32 of 32 layers -> llama-2-7b\]' "$tmp/dry" 2>/dev/null ||
+    PYTHONDONTWRITEBYTECODE=1 python3 "$script" --dry-run --configs "$configs" 2>&1 |
+    grep -q 'llama-2-7b lora bf16 seq 1024 mbs 4 ckpt full eager r8 all-linear reentrant  \[32 of 32 layers -> llama-2-7b\]'; then
+    ok "catalog config llama-2-7b in the grid"
+else
+    fail "catalog config llama-2-7b in the grid"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -43,7 +43,9 @@ COLUMNS = (
 BYTES_PER_MIB = 1 << 20
 
 # Fixture models: (key, fixture file, catalog id when the depth is unchanged).
+# A file named "catalog:ID" is the config embedded in data/models.json.
 MODELS = {
+    "llama-2-7b": ("catalog:llama-2-7b", "llama-2-7b"),
     "llama-3.2-1b": ("llama-3.2-1b.json", "llama-3.2-1b"),
     "llama-3.2-3b": ("llama-3.2-3b.json", "llama-3.2-3b"),
     "llama-3.1-8b": ("llama-3.1-8b.json", "llama-3.1-8b"),
@@ -57,8 +59,15 @@ ALL_LINEAR_NAMES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_pro
 
 
 def cfg(model, method, seq, mbs, ckpt="none", attn="sdpa", precision=None, layers=None,
-        rank=None, targets=None):
-    """One grid point. precision: bf16-mixed (fp32 weights + autocast) or bf16 (pure)."""
+        rank=None, targets=None, reentrant=False, varlen=False):
+    """One grid point. precision: bf16-mixed (fp32 weights + autocast) or bf16 (pure).
+
+    reentrant: torch.utils.checkpoint with use_reentrant=True (LLaMA-Factory's
+    default) instead of False. varlen: every step has its own sequence length
+    (VARLEN_STEPS steps, lengths drawn once from a fixed seed between seq/4 and
+    seq, multiples of 16), like dynamically padded batches of an unpacked data
+    set; seq is the longest.
+    """
     if precision is None:
         precision = "bf16-mixed" if method == "full" else "bf16"
     return {
@@ -66,7 +75,21 @@ def cfg(model, method, seq, mbs, ckpt="none", attn="sdpa", precision=None, layer
         "seq": seq, "mbs": mbs, "ckpt": ckpt, "attn": attn,
         "rank": rank if method in ("lora", "qlora") else None,
         "targets": targets if method in ("lora", "qlora") else None,
+        "reentrant": bool(reentrant and ckpt == "full"), "varlen": bool(varlen),
     }
+
+
+VARLEN_STEPS = 12
+
+
+def varlen_lengths(seq):
+    """The per-step lengths of a varlen configuration (deterministic)."""
+    import random
+    rng = random.Random(20261130)
+    lo = max(16, seq // 4)
+    out = [min(seq, ((rng.randint(lo, seq) + 15) // 16) * 16) for _ in range(VARLEN_STEPS - 1)]
+    out.insert(rng.randint(0, len(out)), seq)  # the longest batch occurs once, somewhere
+    return out
 
 
 def build_grid():
@@ -77,6 +100,23 @@ def build_grid():
     kernel, precision, LoRA targets, rank, quantization).
     """
     g = []
+    # Probes for the published rows that miss most (docs/validation.md):
+    # LLaMA-Factory's Llama-2-7B LoRA table (GT-52/53 q,v vs GT-57/58 all
+    # modules, 4 x 1024, reentrant recompute): does LoRA on every linear add
+    # 11 GB? Then the per-token growth at batch 1 (GT-59..63 grow 0.79 MB/token
+    # against 0.65 predicted). Then reserved vs allocated with variable-length
+    # batches (GT-113b/114b: reserved 1.7 x allocated) against a fixed-shape twin.
+    m2 = "llama-2-7b"
+    g += [
+        cfg(m2, "lora", 1024, 4, ckpt="full", attn="eager", rank=8, targets=QV, reentrant=True),
+        cfg(m2, "lora", 1024, 4, ckpt="full", attn="eager", rank=8, targets=ALL_LINEAR, reentrant=True),
+        cfg(m2, "lora", 1024, 4, ckpt="full", attn="sdpa", rank=8, targets=ALL_LINEAR, reentrant=True),
+        cfg(m2, "lora", 4096, 1, ckpt="full", rank=8, targets=ALL_LINEAR, reentrant=True),
+        cfg(m2, "lora", 8192, 1, ckpt="full", rank=8, targets=ALL_LINEAR, reentrant=True),
+        cfg(m2, "lora", 16384, 1, ckpt="full", rank=8, targets=ALL_LINEAR, reentrant=True),
+        cfg("llama-3.2-1b", "full", 512, 16, ckpt="full"),
+        cfg("llama-3.2-1b", "full", 512, 16, ckpt="full", varlen=True),
+    ]
     m1 = "llama-3.2-1b"
     g += [
         cfg(m1, "full", 2048, 1),
@@ -140,8 +180,14 @@ def default_configs_dir():
 def load_config(configs_dir, key, layers):
     """The fixture config as a dict, with num_hidden_layers overridden."""
     fname, _ = MODELS[key]
-    with open(os.path.join(configs_dir, fname), encoding="utf-8") as f:
-        conf = json.load(f)
+    if fname.startswith("catalog:"):
+        with open(os.path.join(repo_root(), "data", "models.json"), encoding="utf-8") as f:
+            catalog = json.load(f)
+        entries = catalog["models"] if isinstance(catalog, dict) else catalog
+        conf = next(dict(m["config"]) for m in entries if m.get("id") == fname[len("catalog:"):])
+    else:
+        with open(os.path.join(configs_dir, fname), encoding="utf-8") as f:
+            conf = json.load(f)
     full_layers = int(conf["num_hidden_layers"])
     if layers is not None:
         if layers < 1 or layers > full_layers:
@@ -173,6 +219,10 @@ def describe(c):
     if c["rank"]:
         t = c["targets"] if isinstance(c["targets"], str) else ";".join(c["targets"])
         parts.append("r%d %s" % (c["rank"], t))
+    if c.get("reentrant"):
+        parts.append("reentrant")
+    if c.get("varlen"):
+        parts.append("varlen")
     return " ".join(parts)
 
 
@@ -271,12 +321,14 @@ class Runner:
             shutil.rmtree(d, ignore_errors=True)
         self.saved_dirs = {}
 
-    def enable_ckpt(self, model):
+    def enable_ckpt(self, model, reentrant=False):
         try:
-            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": reentrant})
         except TypeError:  # transformers < 4.35
             model.gradient_checkpointing_enable()
-            model.enable_input_require_grads()
+        # A reentrant checkpoint of a frozen base needs an input that requires grad
+        # (PEFT / LLaMA-Factory do the same); harmless otherwise.
+        model.enable_input_require_grads()
 
     def add_lora(self, model, c):
         peft = self.peft
@@ -314,7 +366,7 @@ class Runner:
             model = model.to("cuda")
         model.config.use_cache = False
         if c["ckpt"] == "full":
-            self.enable_ckpt(model)
+            self.enable_ckpt(model, c.get("reentrant", False))
         if c["method"] in ("lora", "qlora"):
             model = self.add_lora(model, c)
         model.train()
@@ -326,8 +378,13 @@ class Runner:
         vocab = int(conf["vocab_size"])
         ids = t.randint(0, vocab, (c["mbs"], c["seq"]), device="cuda")
         use_autocast = c["precision"] == "bf16-mixed" or c["method"] in ("lora", "qlora")
+        lengths = varlen_lengths(c["seq"]) if c.get("varlen") else None
 
         def step():
+            nonlocal ids
+            if lengths is not None:
+                ids = t.randint(0, vocab, (c["mbs"], lengths[step.n % len(lengths)]), device="cuda")
+                step.n += 1
             if use_autocast:
                 with t.autocast("cuda", dtype=t.bfloat16):
                     loss = model(input_ids=ids, labels=ids).loss
@@ -338,6 +395,7 @@ class Runner:
             opt.zero_grad(set_to_none=True)
             return loss
 
+        step.n = 0
         times = []
         for _ in range(args.warmup):
             t.cuda.synchronize()
@@ -349,6 +407,8 @@ class Runner:
         n_timed = args.steps
         if warm_s > 0:
             n_timed = max(1, min(args.steps, int((args.per_config_s - build_s) / warm_s) - args.warmup))
+        if lengths is not None:  # every length once, whatever the budget
+            n_timed = max(1, len(lengths) - args.warmup)
         t.cuda.synchronize()
         s = time.time()
         for _ in range(n_timed):
@@ -359,6 +419,8 @@ class Runner:
             "alloc": t.cuda.max_memory_allocated(), "reserved": t.cuda.max_memory_reserved(),
             "step_s": step_s, "n_timed": n_timed, "build_s": build_s, "base_alloc": base_alloc,
             "trainable": n_trainable, "loss": float(loss.detach().float().item()),
+            "tokens_per_step": (sum(lengths[args.warmup:args.warmup + n_timed]) / n_timed * c["mbs"]
+                                if lengths is not None else c["mbs"] * c["seq"]),
         }
         del model, opt, params, ids, loss
         return res
@@ -498,7 +560,8 @@ def main(argv=None):
                 "optimizer": "adamw", "optim_in_bwd": "no", "seq_len": c["seq"], "micro_batch": c["mbs"],
                 "grad_accum": 1, "grad_ckpt": c["ckpt"], "attention": c["attn"],
                 "lora_rank": c["rank"] or "", "lora_targets": targets or "",
-                "quant": "nf4" if c["method"] == "qlora" else "", "act_offload": "no", "packed": "yes",
+                "quant": "nf4" if c["method"] == "qlora" else "", "act_offload": "no",
+                "packed": "no" if c.get("varlen") else "yes",
                 "compile": "no", "chunked_ce": "no", "gpu": gpu, "gpu_ref": gpu_ref_for(gpu),
                 "n_gpus": 1, "nodes": 1, "sharding": "none", "offload": "none", "tp": 1, "pp": 1, "cp": 1,
                 "usable": "yes", "measured_date": today,
@@ -515,6 +578,11 @@ def main(argv=None):
                 notes.append("pure bf16 weights/grads/AdamW states")
             if c["method"] == "qlora":
                 notes.append("bnb nf4 without double quant; compute bf16")
+            if c.get("reentrant"):
+                notes.append("gradient checkpointing use_reentrant=True")
+            if c.get("varlen"):
+                notes.append("variable length: steps of %s tokens per sequence (seq_len = the longest)"
+                             % "/".join(str(n) for n in varlen_lengths(c["seq"])))
             if os.environ.get("PYTORCH_CUDA_ALLOC_CONF"):
                 notes.append("PYTORCH_CUDA_ALLOC_CONF=" + os.environ["PYTORCH_CUDA_ALLOC_CONF"])
 
@@ -528,7 +596,7 @@ def main(argv=None):
                 n_skip += 1
             else:
                 n_done += 1
-                tok_s = c["mbs"] * c["seq"] / res["step_s"]
+                tok_s = res["tokens_per_step"] / res["step_s"]
                 extra = ["%d timed steps after %d warm-up" % (res["n_timed"], args.warmup),
                          "trainable params %d" % res["trainable"],
                          "allocated before build %d bytes" % res["base_alloc"],
