@@ -304,6 +304,12 @@ static void accelerate_fsdp(const struct gpuplan_plan *plan, struct gpuplan_buf 
     gpuplan_buf_puts(out, "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n");
     if (cls)
         gpuplan_buf_printf(out, "  fsdp_transformer_layer_cls_to_wrap: %s\n", cls);
+    if (job->fsdp_embed_units)
+        gpuplan_buf_puts(out,
+                         "  # planned with --fsdp-wrap layers+embeddings: TRANSFORMER_BASED_WRAP\n"
+                         "  # leaves the embedding and head in the root unit, gathered from\n"
+                         "  # forward to backward; wrap them apart yourself or re-plan with\n"
+                         "  # --fsdp-wrap layers\n");
     gpuplan_buf_printf(out,
                        "  fsdp_state_dict_type: SHARDED_STATE_DICT\n"
                        "  fsdp_cpu_ram_efficient_loading: true\n"

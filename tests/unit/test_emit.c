@@ -361,6 +361,40 @@ check_flags(const char *text, const char *start, const char *stop, const char *c
     }
 }
 
+/*
+ * A plan made with --fsdp-wrap layers+embeddings: accelerate's
+ * TRANSFORMER_BASED_WRAP cannot wrap the embedding and head apart, so the
+ * config says so in YAML comments (whole lines starting with '#').
+ */
+static void test_accelerate_fsdp_wrap_note(void **state)
+{
+    (void)state;
+    struct gpuplan_plan p = row_plan(&rows[4]);
+    assert_int_equal(p.job.sharding, GPUPLAN_SHARDING_FSDP);
+    struct gpuplan_buf buf;
+    emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
+    assert_null(strstr(gpuplan_buf_str(&buf), "--fsdp-wrap"));
+    gpuplan_buf_release(&buf);
+    p.job.fsdp_embed_units = true;
+    emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
+    const char *text = gpuplan_buf_str(&buf);
+    assert_non_null(strstr(text, "  # planned with --fsdp-wrap layers+embeddings"));
+    int comments = 0;
+    for (const char *line = text; *line;) {
+        const char *nl = strchr(line, '\n');
+        const size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        const char *hash = memchr(line, '#', len);
+        if (hash) {
+            for (const char *c = line; c < hash; c++)
+                assert_int_equal(*c, ' ');
+            comments++;
+        }
+        line = nl ? nl + 1 : line + len;
+    }
+    assert_int_equal(comments, 4);
+    gpuplan_buf_release(&buf);
+}
+
 static void test_torchrun(void **state)
 {
     (void)state;
@@ -454,6 +488,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deepspeed_keys_and_values),
         cmocka_unit_test(test_accelerate_keys_and_values),
+        cmocka_unit_test(test_accelerate_fsdp_wrap_note),
         cmocka_unit_test(test_torchrun),
         cmocka_unit_test(test_slurm),
         cmocka_unit_test(test_refusals),
