@@ -286,7 +286,7 @@ int main(int argc, char **argv)
     memcpy(h.names, row.field, sizeof(char *) * (size_t)row.n);
 
     static struct tally primary, band, alloc_kind, reserved_kind, unknown_kind, lf, b18, acc, even,
-        odd, compiled, compiled_band;
+        odd, compiled, compiled_band, host_ram;
     int oom_right = 0, oom_total = 0, excluded = 0;
     printf("%-8s %-15s %-6s %-9s %10s %10s %10s %10s %8s %8s  %s\n", "row", "model", "method",
            "kind", "measured", "pred_alloc", "pred_res", "pred_dev", "res_err%", "band%",
@@ -458,6 +458,15 @@ int main(int argc, char **argv)
                    alloc / (double)GPUPLAN_BYTES_PER_GB, res / (double)GPUPLAN_BYTES_PER_GB,
                    dev / (double)GPUPLAN_BYTES_PER_GB, e, e_band, e_lf, e_18, e_acc);
         }
+        /* Host RAM, where the source gives it (not gated: the whole process's RSS). */
+        const double host_gb = csv_double(col(&h, &row, "host_ram_gb"));
+        if (host_gb > 0.0) {
+            const double pred_gb = (double)rep->est.host_ram_bytes / (double)GPUPLAN_BYTES_PER_GB;
+            add(&host_ram, fabs(pred_gb - host_gb) / host_gb * 100.0);
+            printf("         host RAM per node: measured %.0f GB, predicted %.1f GB (offloaded "
+                   "states and pinned buffers)\n",
+                   host_gb, pred_gb);
+        }
         if (verbose)
             printf(
                 "         weights %.2f grads %.2f optim %.2f act %.2f adapters %.2f overhead %.2f "
@@ -486,6 +495,7 @@ int main(int argc, char **argv)
     summary("accelerate estimate-memory", &acc, NULL, NULL);
     summary("compile rows, not gated (reserved)", &compiled, NULL, NULL);
     summary("compile rows, not gated (band)", &compiled_band, NULL, NULL);
+    summary("host RAM rows, not gated", &host_ram, NULL, NULL);
     printf("  OOM/fits rows right: %d of %d; excluded rows: %d; compile rows (not gated): %zu\n",
            oom_right, oom_total, excluded, compiled.n);
     gpuplan_catalog_free(catalog);

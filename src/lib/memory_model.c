@@ -296,10 +296,14 @@ void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
  * head are units of their own, resharded after use) nor ZeRO-3
  * (module-by-module fetch): those keep the largest-unit rule.
  */
+static bool fsdp_sharding(const struct gpuplan_job *j)
+{
+    return j->sharding == GPUPLAN_SHARDING_FSDP || j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID;
+}
+
 static bool fsdp_wraps_blocks(const struct gpuplan_job *j)
 {
-    return (j->sharding == GPUPLAN_SHARDING_FSDP || j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID) &&
-           j->pp <= 1 && !j->fsdp_embed_units;
+    return fsdp_sharding(j) && j->pp <= 1 && !j->fsdp_embed_units;
 }
 
 static bool is_sharded_params(enum gpuplan_sharding s)
@@ -752,15 +756,34 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
         s.optim = 0.0;
         break;
     case GPUPLAN_OFFLOAD_PARAMS:
-        s.host += s.weights - s.gpu_only;
-        s.weights = s.gpu_only;
-        break;
-    case GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS:
-        s.host += s.optim + s.weights - s.gpu_only + s.grads;
+        if (!fsdp_sharding(j)) {
+            s.host += s.weights - s.gpu_only;
+            s.weights = s.gpu_only;
+            break;
+        }
+        /*
+         * FSDP has no parameter-only offload: CPUOffload(offload_params=True)
+         * moves the gradients too, and the optimizer then steps on the CPU
+         * shards, so its states live there as well.
+         */
+        /* fall through */
+    case GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS: {
+        const double moved = s.weights - s.gpu_only;
+        /*
+         * FSDP pins a CPU gradient buffer as large as every offloaded shard,
+         * frozen ones included (FlatParamHandle.init_flat_param_attributes:
+         * "Pre-allocate the sharded gradient on CPU to enable non-blocking D2H
+         * transfer", flat_param._cpu_grad = zeros_like(_local_shard)
+         * .pin_memory()); it is the host copy of the sharded gradients, so
+         * the larger of the two is counted.
+         */
+        const double host_grads = fsdp_sharding(j) && moved > s.grads ? moved : s.grads;
+        s.host += s.optim + moved + host_grads;
         s.weights = s.gpu_only;
         s.optim = 0.0;
         s.grads = s.gathered > 0.0 ? 0.0 : s.grads;
         break;
+    }
     case GPUPLAN_OFFLOAD_NVME:
         /* ZeRO-Infinity: states on NVMe; pinned host buffers only. */
         s.host += DEEPSPEED_NVME_PARAM_BUFFERS * DEEPSPEED_NVME_BUFFER_ELEMS * 2.0 +

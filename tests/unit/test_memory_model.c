@@ -627,8 +627,41 @@ static void test_qlora_metadata_placement(void **state)
     /* torchao gathers its two blocks in flight with their scalers (2 of the 80 blocks). */
     assert_true(fabs(((double)bnb.per_gpu.weights_bytes - (double)tao.per_gpu.weights_bytes) -
                      (meta - 2.0 * meta / 80.0)) < 1e3);
-    /* The node's host RAM holds the 8 shards: with torchao's scalers, without bnb's absmax. */
-    assert_true(fabs(((double)tao.host_ram_bytes - (double)bnb.host_ram_bytes) - meta) < 1e4);
+    /* The node's host RAM holds the 8 shards and FSDP's pinned gradient buffer of the same
+     * size: with torchao's scalers, without bnb's absmax. */
+    assert_true(fabs(((double)tao.host_ram_bytes - (double)bnb.host_ram_bytes) - 2.0 * meta) < 1e4);
+    gpuplan_model_release(&m);
+}
+
+/*
+ * FSDP CPU offload pins a CPU gradient buffer as large as every offloaded
+ * shard, frozen ones included (FlatParamHandle.init_flat_param_attributes),
+ * so a LoRA base costs its shards twice in host RAM; FSDP's params-only
+ * offload is the same as optimizer+params (gradients and the step move too).
+ */
+static void test_fsdp_offload_pins_cpu_grads(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    set(&job, "method", "lora");
+    set(&job, "precision", "bf16");
+    set(&job, "gpu", "none:4");
+    set(&job, "sharding", "fsdp");
+    set(&job, "offload", "optimizer+params");
+    struct gpuplan_memory_estimate both, params;
+    eval(&m, &job, NULL, &both);
+    set(&job, "offload", "params");
+    eval(&m, &job, NULL, &params);
+    assert_int_equal(both.host_ram_bytes, params.host_ram_bytes);
+    assert_int_equal(both.per_gpu.peak_allocated_bytes, params.per_gpu.peak_allocated_bytes);
+    /* 4 ranks x (bf16 shard + pinned gradient buffer) = 2 x 2 B x P, plus the small adapter
+     * states. */
+    const double base = 2.0 * 2.0 * (double)P_LLAMA_8B;
+    assert_true((double)both.host_ram_bytes >= base);
+    assert_true((double)both.host_ram_bytes < base * 1.02);
     gpuplan_model_release(&m);
 }
 
@@ -655,6 +688,7 @@ int main(void)
         cmocka_unit_test(test_full_mixed_adamw_states),
         cmocka_unit_test(test_amp_bf16_fsdp),
         cmocka_unit_test(test_qlora_metadata_placement),
+        cmocka_unit_test(test_fsdp_offload_pins_cpu_grads),
         cmocka_unit_test(test_peak_moments),
         cmocka_unit_test(test_qlora_weights),
         cmocka_unit_test(test_lora_params),
