@@ -109,7 +109,8 @@ struct gpuplan_job {
     bool optim_in_bwd; /* optimizer step fused into backward (grads freed per param) */
     bool act_offload;  /* activation offload to host (torchtune), default no */
     bool chunked_ce;   /* chunked cross-entropy (logits upcast per chunk), default no */
-    bool compile;      /* fused elementwise kernels (time only), default no */
+    bool compile;      /* torch.compile'd blocks (fused kernels, fewer saved activations) */
+    bool compile_loss; /* ... and the loss (--compile yes; --compile blocks leaves it eager) */
     /*
      * The training loop holds the model's output object from its forward
      * until the next forward returns (`outputs = model(**batch);

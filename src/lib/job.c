@@ -36,6 +36,7 @@ static const char *const quant_names[] = { "nf4", "nf4-dq", "torchao-nf4", "int8
 static const char *const fsdp_wrap_names[] = { "layers", "layers+embeddings", NULL };
 static const char *const kv_dtype_names[] = { "bf16", "fp16", "fp8", NULL };
 static const char *const yes_no_names[] = { "no", "yes", NULL };
+static const char *const compile_names[] = { "no", "yes", "blocks", NULL };
 
 /* Limits: generous but finite, so products of them cannot overflow 64 bits. */
 #define MAX_SEQ_LEN   (16ULL * 1024ULL * 1024ULL)
@@ -81,9 +82,10 @@ const struct gpuplan_job_option gpuplan_job_options[] = {
       GPUPLAN_N_("offload saved activations to host memory"), "no", yes_no_names, 0, 0 },
     { "chunked-ce", GPUPLAN_OPT_CHOICE, "no|yes",
       GPUPLAN_N_("chunked cross-entropy (no full fp32 logits)"), "no", yes_no_names, 0, 0 },
-    { "compile", GPUPLAN_OPT_CHOICE, "no|yes",
-      GPUPLAN_N_("fused kernels (torch.compile, Megatron/TE): time only"), "no", yes_no_names, 0,
-      0 },
+    { "compile", GPUPLAN_OPT_CHOICE, "no|yes|blocks",
+      GPUPLAN_N_("torch.compile: yes = blocks and loss (torchtune, HF Trainer), blocks = "
+                 "blocks only (torchtitan); fused kernels, fewer saved activations"),
+      "no", compile_names, 0, 0 },
     { "lora-rank", GPUPLAN_OPT_COUNT_ARG, "R", GPUPLAN_N_("LoRA rank"), "8", NULL, 1,
       MAX_LORA_RANK },
     { "lora-alpha", GPUPLAN_OPT_REAL, "A", GPUPLAN_N_("LoRA alpha (no effect on memory)"), "16",
@@ -542,7 +544,8 @@ set_choice(struct gpuplan_job *job, const struct gpuplan_job_option *o, unsigned
     } else if (strcmp(n, "chunked-ce") == 0) {
         job->chunked_ce = v == 1;
     } else if (strcmp(n, "compile") == 0) {
-        job->compile = v == 1;
+        job->compile = v >= 1;
+        job->compile_loss = v == 1;
     } else if (strcmp(n, "quant") == 0) {
         static const enum gpuplan_dtype q[] = { GPUPLAN_DTYPE_NF4, GPUPLAN_DTYPE_NF4_DQ,
                                                 GPUPLAN_DTYPE_NF4_TORCHAO, GPUPLAN_DTYPE_INT8 };

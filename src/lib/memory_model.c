@@ -403,6 +403,20 @@ struct act_sizes {
  * Compare Korthikanti et al. 2205.05198: sbh(34 + 5as/h) for GPT blocks
  * with dropout and a 4h MLP.
  */
+/*
+ * compiled_block_note: torch.compile (job.compile). A compiled block saves
+ * what AOTAutograd's min-cut partitioner keeps (torch/_functorch/
+ * partitioners.py, min_cut_rematerialization_partition): pointwise ops and
+ * small reductions may be recomputed from saved tensors; matmuls and
+ * attention may not (ban_recomputation), nor a node that backward must
+ * materialise anyway (is_materialized_backwards: a matmul's input, read by
+ * its weight gradient). So RMSNorm keeps the block input and rstd instead
+ * of its fp32 copy and normalised output, the scaled output stays as the
+ * q/k/v (or gate/up) input, one tensor even when autocast casts it for
+ * each linear (CSE), and the gated MLP drops the SiLU output (gate, up and
+ * the product, down's input, stay). Attention saves the same as eager.
+ * docs/formulas.md "torch.compile" has the loss and the checks.
+ */
 static struct act_sizes activation_sizes(const struct gpuplan_memory_profile *p,
                                          const struct gpuplan_job *j,
                                          double seq_len)
@@ -439,6 +453,13 @@ static struct act_sizes activation_sizes(const struct gpuplan_memory_profile *p,
         const double mlp_in = (r == c) ? c * h : (p->gated_mlp ? 2.0 : 1.0) * c * h;
         lin_inputs = attn_in + mlp_in;
         mlp = (p->gated_mlp ? 4.0 : 2.0) * c * I;
+        if (j->compile) {
+            /* compiled blocks (compiled_block_note): the block input instead of the
+             * fp32 copy and the scaled output; one cast per linear input; no SiLU output. */
+            norms = 2.0 * r * h;
+            lin_inputs = 2.0 * c * h;
+            mlp = (p->gated_mlp ? 3.0 : 2.0) * c * I;
+        }
     } else {
         norms = 2.0 * 4.0 * h;
         lin_inputs = c * (double)p->lora_input_elems;
@@ -448,6 +469,10 @@ static struct act_sizes activation_sizes(const struct gpuplan_memory_profile *p,
         /* lora_input_elems already counts the down input when adapted. */
         (void)down_adapted;
         mlp = (p->gated_mlp ? 3.0 : 1.0) * c * I;
+        if (j->compile) {
+            norms = 2.0 * r * h;
+            mlp = (p->gated_mlp ? 2.0 : 1.0) * c * I;
+        }
     }
     const bool o_input_counted = !full && (p->lora_roles & ROLE_BIT(GPUPLAN_ROLE_ATTN_O));
     switch (j->attention) {
@@ -862,12 +887,25 @@ static double training_activations(const struct gpuplan_memory_profile *p,
      * chunk's fp32 log-softmax output is saved (4 V T over all chunks) and
      * one chunk's fp32 copy is transient (4 V T / k): (c + 4 + 4/k) V T; its
      * backward holds the saved outputs plus one chunk's two gradients,
-     * (4 + 8/k) V T, never more. (Under torch.compile the compiled loss
-     * keeps less; compile is not modelled.)
+     * (4 + 8/k) V T, never more. A compiled loss keeps less (below).
      */
     const double V = (double)p->vocab / tp;
     double logits;
-    if (j->chunked_ce) {
+    if (j->compile && j->compile_loss) {
+        /*
+         * Compiled loss (compiled_block_note): the fused cross-entropy saves
+         * its input and the log-sum-exp, and its backward writes the logits'
+         * gradient in one kernel. Unchunked: the c-byte logits and their fp32
+         * copy at the end of forward (c + 4) V T; backward, the saved fp32
+         * input and its fp32 gradient, 8 V T. Chunked (torchtune compiles the
+         * per-chunk upcast + cross-entropy): the c-byte chunks stay (c V T)
+         * and one chunk's fp32 upcast is transient, (c + 4/k) V T; backward,
+         * one chunk's fp32 and c-byte gradients more, (c + (4 + c)/k) V T.
+         */
+        const double k = CHUNKED_CE_CHUNKS;
+        out->logits_fwd = (j->chunked_ce ? a.c + 4.0 / k : a.c + 4.0) * V * tokens;
+        out->logits_bwd = (j->chunked_ce ? a.c + (4.0 + a.c) / k : 8.0) * V * tokens;
+    } else if (j->chunked_ce) {
         const double fwd = a.c + 4.0 + 4.0 / CHUNKED_CE_CHUNKS, bwd = 4.0 + 8.0 / CHUNKED_CE_CHUNKS;
         out->logits_fwd = fwd * V * tokens;
         out->logits_bwd = bwd * V * tokens;

@@ -103,7 +103,7 @@ $0 == "" { next }
         enum("quant", "nf4 nf4-dq torchao-nf4 int8 gptq", 0)
         enum("act_offload", "yes no", 0)
         enum("packed", "yes no", 0)
-        enum("compile", "yes no", 0)
+        enum("compile", "yes no blocks", 0)
         enum("chunked_ce", "yes no", 0)
         enum("keep_outputs", "yes no", 0)
         enum("base_fp32", "yes no", 0)
