@@ -280,6 +280,14 @@ accelerate_common(const struct gpuplan_plan *plan, const char *type, struct gpup
                               "main_process_port: 29500\n"
                               "rdzv_backend: c10d\n"
                               "same_network: true\n");
+    /* --compile: accelerate's dynamo_config compiles the whole model, loss included. */
+    if (plan->job.compile) {
+        gpuplan_buf_puts(out, "dynamo_config:\n"
+                              "  dynamo_backend: INDUCTOR\n");
+        if (!plan->job.compile_loss)
+            gpuplan_buf_puts(out, "  # planned with --compile blocks (loss eager); accelerate\n"
+                                  "  # compiles the loss too, which keeps less\n");
+    }
 }
 
 static void accelerate_fsdp(const struct gpuplan_plan *plan, struct gpuplan_buf *out)

@@ -53,19 +53,13 @@ static const char *const ds_precision_keys[] = { "enabled",
 static const char *const ds_optimizer_keys[] = { "type", "params", NULL };
 
 /* 3.2 accelerate templates (fsdp.yaml, FSDP2 mapping, deepspeed.yaml, multi_node.yaml). */
-static const char *const acc_top_keys[] = { "compute_environment",
-                                            "distributed_type",
-                                            "mixed_precision",
-                                            "num_machines",
-                                            "num_processes",
-                                            "machine_rank",
-                                            "main_process_ip",
-                                            "main_process_port",
-                                            "rdzv_backend",
-                                            "same_network",
-                                            "fsdp_config",
-                                            "deepspeed_config",
-                                            NULL };
+static const char *const acc_top_keys[] = { "compute_environment", "distributed_type",
+                                            "mixed_precision",     "num_machines",
+                                            "num_processes",       "machine_rank",
+                                            "main_process_ip",     "main_process_port",
+                                            "rdzv_backend",        "same_network",
+                                            "fsdp_config",         "deepspeed_config",
+                                            "dynamo_config",       NULL };
 static const char *const acc_fsdp_keys[] = {
     "fsdp_version",           "fsdp_reshard_after_forward",    "fsdp_sharding_strategy",
     "fsdp_backward_prefetch", "fsdp_sync_module_states",       "fsdp_use_orig_params",
@@ -281,9 +275,11 @@ static bool yaml_line(const char *line, size_t len, int *indent, char *key, char
 static void test_accelerate_keys_and_values(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < N_ROWS; i++) {
-        const struct layout_row *r = &rows[i];
+    for (size_t i = 0; i < 2 * N_ROWS; i++) {
+        const struct layout_row *r = &rows[i % N_ROWS];
         struct gpuplan_plan p = row_plan(r);
+        p.job.compile = i >= N_ROWS; /* every layout once more with --compile yes */
+        p.job.compile_loss = p.job.compile;
         struct gpuplan_buf buf;
         emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
         const char *text = gpuplan_buf_str(&buf);
@@ -297,12 +293,20 @@ static void test_accelerate_keys_and_values(void **state)
             int indent;
             char key[128], value[256];
             assert_true(len < sizeof value);
+            const char *first = line;
+            while (first < line + len && *first == ' ')
+                first++;
+            if (first < line + len && *first == '#') { /* a YAML comment line */
+                line = nl ? nl + 1 : line + len;
+                continue;
+            }
             assert_true(yaml_line(line, len, &indent, key, value));
             if (indent == 0) {
                 if (!in_list(acc_top_keys, key, strlen(key)))
                     fail_msg("undocumented accelerate key '%s'", key);
                 section = strcmp(key, "fsdp_config") == 0        ? "fsdp"
                           : strcmp(key, "deepspeed_config") == 0 ? "ds"
+                          : strcmp(key, "dynamo_config") == 0    ? "dynamo"
                                                                  : "";
                 if (strcmp(key, "distributed_type") == 0) {
                     assert_true(in_list(acc_distributed_types, value, strlen(value)));
@@ -323,6 +327,10 @@ static void test_accelerate_keys_and_values(void **state)
                     seen_fsdp1_key = true;
                 if (strcmp(key, "fsdp_sharding_strategy") == 0)
                     assert_true(in_list(acc_strategies, value, strlen(value)));
+            } else if (strcmp(section, "dynamo") == 0) {
+                /* accelerate's config: dynamo_config.dynamo_backend (DynamoBackend names) */
+                assert_string_equal(key, "dynamo_backend");
+                assert_string_equal(value, "INDUCTOR");
             } else if (strcmp(section, "ds") == 0) {
                 if (!in_list(acc_ds_keys, key, strlen(key)))
                     fail_msg("undocumented deepspeed_config key '%s'", key);
@@ -342,6 +350,7 @@ static void test_accelerate_keys_and_values(void **state)
             assert_non_null(strstr(text, "main_process_port: 29500"));
         if (r->sharding == GPUPLAN_SHARDING_FSDP || r->sharding == GPUPLAN_SHARDING_FSDP_HYBRID)
             assert_string_equal(type, "FSDP");
+        assert_int_equal(strstr(text, "dynamo_backend: INDUCTOR") != NULL, p.job.compile);
         gpuplan_buf_release(&buf);
     }
 }
