@@ -1232,6 +1232,11 @@ static void suggest(struct gpuplan_memory_report *r,
             j.offload = GPUPLAN_OFFLOAD_OPTIMIZER;
             add_suggestion(r, p, &j, gpu, "--offload optimizer");
         }
+        if (!job->compile) {
+            j = *job;
+            j.compile = j.compile_loss = true;
+            add_suggestion(r, p, &j, gpu, "--compile yes");
+        }
     } else if (job->weights_dtype == GPUPLAN_DTYPE_BF16 ||
                job->weights_dtype == GPUPLAN_DTYPE_F16) {
         j = *job;
