@@ -59,14 +59,15 @@ ALL_LINEAR_NAMES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_pro
 
 
 def cfg(model, method, seq, mbs, ckpt="none", attn="sdpa", precision=None, layers=None,
-        rank=None, targets=None, reentrant=False, varlen=False):
+        rank=None, targets=None, reentrant=False, varlen=False, compile_blocks=False):
     """One grid point. precision: bf16-mixed (fp32 weights + autocast) or bf16 (pure).
 
     reentrant: torch.utils.checkpoint with use_reentrant=True (LLaMA-Factory's
     default) instead of False. varlen: every step has its own sequence length
     (VARLEN_STEPS steps, lengths drawn once from a fixed seed between seq/4 and
     seq, multiples of 16), like dynamically padded batches of an unpacked data
-    set; seq is the longest.
+    set; seq is the longest. compile_blocks: torch.compile each decoder layer
+    (nn.Module.compile), the loss left eager, as gpuplan's --compile blocks.
     """
     if precision is None:
         precision = "bf16-mixed" if method == "full" else "bf16"
@@ -76,6 +77,7 @@ def cfg(model, method, seq, mbs, ckpt="none", attn="sdpa", precision=None, layer
         "rank": rank if method in ("lora", "qlora") else None,
         "targets": targets if method in ("lora", "qlora") else None,
         "reentrant": bool(reentrant and ckpt == "full"), "varlen": bool(varlen),
+        "compile_blocks": bool(compile_blocks),
     }
 
 
@@ -116,6 +118,10 @@ def build_grid():
         cfg(m2, "lora", 16384, 1, ckpt="full", rank=8, targets=ALL_LINEAR, reentrant=True),
         cfg("llama-3.2-1b", "full", 512, 16, ckpt="full"),
         cfg("llama-3.2-1b", "full", 512, 16, ckpt="full", varlen=True),
+        # torch.compile of the blocks (docs/formulas.md "torch.compile"): the same job
+        # eager and compiled, no recompute, so the saved activations differ.
+        cfg("llama-3.2-1b", "full", 2048, 2, precision="bf16"),
+        cfg("llama-3.2-1b", "full", 2048, 2, precision="bf16", compile_blocks=True),
     ]
     m1 = "llama-3.2-1b"
     g += [
@@ -223,6 +229,8 @@ def describe(c):
         parts.append("reentrant")
     if c.get("varlen"):
         parts.append("varlen")
+    if c.get("compile_blocks"):
+        parts.append("compile-blocks")
     return " ".join(parts)
 
 
@@ -330,6 +338,16 @@ class Runner:
         # (PEFT / LLaMA-Factory do the same); harmless otherwise.
         model.enable_input_require_grads()
 
+    def compile_blocks(self, model):
+        """torch.compile every decoder layer in place (the first step pays for compiling)."""
+        n = 0
+        for m in model.modules():
+            if type(m).__name__.endswith("DecoderLayer"):
+                m.compile()
+                n += 1
+        if n == 0:
+            raise RuntimeError("no decoder layers found to compile")
+
     def add_lora(self, model, c):
         peft = self.peft
         targets = c["targets"]
@@ -369,6 +387,8 @@ class Runner:
             self.enable_ckpt(model, c.get("reentrant", False))
         if c["method"] in ("lora", "qlora"):
             model = self.add_lora(model, c)
+        if c.get("compile_blocks"):
+            self.compile_blocks(model)
         model.train()
         params = [q for q in model.parameters() if q.requires_grad]
         n_trainable = sum(q.numel() for q in params)
@@ -404,6 +424,9 @@ class Runner:
             t.cuda.synchronize()
             times.append(time.time() - s)
         warm_s = times[-1] if times else 0.0
+        if c.get("compile_blocks"):
+            # The warm-up step compiled the layers; count the compiled steps only.
+            t.cuda.reset_peak_memory_stats()
         n_timed = args.steps
         if warm_s > 0:
             n_timed = max(1, min(args.steps, int((args.per_config_s - build_s) / warm_s) - args.warmup))
@@ -562,7 +585,7 @@ def main(argv=None):
                 "lora_rank": c["rank"] or "", "lora_targets": targets or "",
                 "quant": "nf4" if c["method"] == "qlora" else "", "act_offload": "no",
                 "packed": "no" if c.get("varlen") else "yes",
-                "compile": "no", "chunked_ce": "no", "gpu": gpu, "gpu_ref": gpu_ref_for(gpu),
+                "compile": "blocks" if c.get("compile_blocks") else "no", "chunked_ce": "no", "gpu": gpu, "gpu_ref": gpu_ref_for(gpu),
                 "n_gpus": 1, "nodes": 1, "sharding": "none", "offload": "none", "tp": 1, "pp": 1, "cp": 1,
                 "usable": "yes", "measured_date": today,
                 "ambiguity": "random token ids: every position is a real token (like a packed data set)",
@@ -580,6 +603,9 @@ def main(argv=None):
                 notes.append("bnb nf4 without double quant; compute bf16")
             if c.get("reentrant"):
                 notes.append("gradient checkpointing use_reentrant=True")
+            if c.get("compile_blocks"):
+                notes.append("torch.compile of every decoder layer (nn.Module.compile), loss eager; "
+                             "peak counted after the compiling warm-up step")
             if c.get("varlen"):
                 notes.append("variable length: steps of %s tokens per sequence (seq_len = the longest)"
                              % "/".join(str(n) for n in varlen_lengths(c["seq"])))
