@@ -46,6 +46,22 @@ static void set(struct gpuplan_job *job, const char *name, const char *value)
     assert_int_equal(gpuplan_job_set(job, name, value, &err), GPUPLAN_OK);
 }
 
+/* A fresh job from "name=value name=value ..." (the CLI's options without "--"). */
+static void job_of(struct gpuplan_job *job, const char *spec)
+{
+    gpuplan_job_init(job);
+    char copy[512];
+    assert_true(strlen(spec) < sizeof copy);
+    snprintf(copy, sizeof copy, "%s", spec);
+    char *save = NULL;
+    for (char *kv = strtok_r(copy, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(kv, '=');
+        assert_non_null(eq);
+        *eq = '\0';
+        set(job, kv, eq + 1);
+    }
+}
+
 /*
  * Full bf16-mixed AdamW on one GPU is torch AMP (HF Trainer): fp32 params 4P
  * (the master) + autocast's bf16 cast cache of the linear weights 2 B each,
@@ -613,12 +629,7 @@ static void test_qlora_metadata_placement(void **state)
     struct gpuplan_model m;
     load(&m, "llama-3.1-70b");
     struct gpuplan_job job;
-    gpuplan_job_init(&job);
-    set(&job, "method", "qlora");
-    set(&job, "precision", "bf16");
-    set(&job, "gpu", "none:8");
-    set(&job, "sharding", "fsdp");
-    set(&job, "offload", "optimizer+params");
+    job_of(&job, "method=qlora precision=bf16 gpu=none:8 sharding=fsdp offload=optimizer+params");
     struct gpuplan_memory_estimate bnb, tao;
     eval(&m, &job, NULL, &bnb);
     set(&job, "quant", "torchao-nf4");
@@ -645,12 +656,7 @@ static void test_fsdp_offload_pins_cpu_grads(void **state)
     struct gpuplan_model m;
     load(&m, "llama-3.1-8b");
     struct gpuplan_job job;
-    gpuplan_job_init(&job);
-    set(&job, "method", "lora");
-    set(&job, "precision", "bf16");
-    set(&job, "gpu", "none:4");
-    set(&job, "sharding", "fsdp");
-    set(&job, "offload", "optimizer+params");
+    job_of(&job, "method=lora precision=bf16 gpu=none:4 sharding=fsdp offload=optimizer+params");
     struct gpuplan_memory_estimate both, params;
     eval(&m, &job, NULL, &both);
     set(&job, "offload", "params");
@@ -678,10 +684,7 @@ static void test_compile_saved_activations(void **state)
     struct gpuplan_model m;
     load(&m, "llama-3.2-3b");
     struct gpuplan_job job;
-    gpuplan_job_init(&job);
-    set(&job, "precision", "bf16");
-    set(&job, "seq-len", "4096");
-    set(&job, "micro-batch", "2");
+    job_of(&job, "precision=bf16 seq-len=4096 micro-batch=2");
     struct gpuplan_memory_estimate eager, blocks, full;
     eval(&m, &job, NULL, &eager);
     set(&job, "compile", "blocks");
