@@ -345,6 +345,7 @@ int main(int argc, char **argv)
                 set_opt(&job, "grad-ckpt", ckpt, why, sizeof why) &&
                 set_opt(&job, "attention", col(&h, &row, "attention"), why, sizeof why) &&
                 set_opt(&job, "lora-rank", col(&h, &row, "lora_rank"), why, sizeof why) &&
+                set_opt(&job, "lora-dropout", col(&h, &row, "lora_dropout"), why, sizeof why) &&
                 (strcmp(method, "full") == 0 ||
                  set_opt(&job, "lora-targets", targets, why, sizeof why)) &&
                 set_opt(&job, "quant", col(&h, &row, "quant"), why, sizeof why) &&
@@ -497,8 +498,7 @@ int main(int argc, char **argv)
     const bool med_ok = band.n > 0 && med <= max_median, p90_ok = band.n > 0 && p90 <= max_p90;
     printf("suite: band-rule median %.1f %% over %zu rows (max %g %%): %s\n", med, band.n,
            max_median, med_ok ? "ok" : "FAIL");
-    printf("suite: band-rule p90 %.1f %% (max %g %%): %s\n", p90, max_p90,
-           p90_ok ? "ok" : "FAIL");
+    printf("suite: band-rule p90 %.1f %% (max %g %%): %s\n", p90, max_p90, p90_ok ? "ok" : "FAIL");
     passed += med_ok + p90_ok;
     failed += !med_ok + !p90_ok;
     printf("%d passed, %d failed\n", passed, failed);

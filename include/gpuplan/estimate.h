@@ -67,6 +67,7 @@ struct gpuplan_memory_profile {
     uint32_t n_experts;
     /* inputs of adapted linears per token per block (elements), by kind of input */
     uint64_t lora_input_elems; /* distinct saved inputs of adapted linears (shared inputs once) */
+    uint64_t lora_input_elems_each; /* the same, once per adapted linear (LoRA dropout) */
 };
 
 enum gpuplan_status gpuplan_memory_profile_build(struct gpuplan_memory_profile *profile,

@@ -129,8 +129,10 @@ struct gpuplan_job {
      * sharding use --precision amp-bf16). Library/validation field.
      */
     bool base_fp32;
-    uint32_t lora_rank;                      /* default 8 */
-    double lora_alpha;                       /* default 16 (time only, no memory effect) */
+    uint32_t lora_rank;  /* default 8 */
+    double lora_alpha;   /* default 16 (time only, no memory effect) */
+    double lora_dropout; /* default 0 (PEFT's default); > 0 saves a dropout output + mask per
+                            adapted linear */
     char lora_targets[GPUPLAN_JOB_MAX_TEXT]; /* "q_proj,v_proj", "all-linear", "attn" */
     gpuplan_role_mask lora_target_roles;     /* resolved from lora_targets */
     enum gpuplan_dtype quant;       /* qlora base storage: default NF4_DQ; also NF4, INT8 */

@@ -75,13 +75,13 @@ enum gpuplan_stack {
 struct gpuplan_tensor_group {
     enum gpuplan_role role;
     enum gpuplan_stack stack;
-    int32_t layer;                     /* block index, -1 outside the blocks */
-    uint32_t n_dims;                   /* 0 (scalar) .. GPUPLAN_MAX_DIMS */
-    uint64_t shape[GPUPLAN_MAX_DIMS];  /* PyTorch order; linear weight = [out, in] */
-    uint64_t n_tensors;                /* identical tensors, e.g. 256 routed experts; >= 1 */
-    uint64_t n_params;                 /* numel(shape) * n_tensors */
-    uint64_t n_bytes;                  /* as stored in `dtype` */
-    enum gpuplan_dtype dtype;          /* storage type; config-only: the config's torch_dtype */
+    int32_t layer;                    /* block index, -1 outside the blocks */
+    uint32_t n_dims;                  /* 0 (scalar) .. GPUPLAN_MAX_DIMS */
+    uint64_t shape[GPUPLAN_MAX_DIMS]; /* PyTorch order; linear weight = [out, in] */
+    uint64_t n_tensors;               /* identical tensors, e.g. 256 routed experts; >= 1 */
+    uint64_t n_params;                /* numel(shape) * n_tensors */
+    uint64_t n_bytes;                 /* as stored in `dtype` */
+    enum gpuplan_dtype dtype;         /* storage type; config-only: the config's torch_dtype */
 };
 
 /* Architecture summary, from config.json or GGUF metadata (zero = unknown or n/a). */
@@ -111,31 +111,31 @@ struct gpuplan_arch {
     bool is_mla;
     bool is_encoder_decoder;
     bool tied_embeddings;
-    bool gated_mlp;                   /* SwiGLU/GeGLU: three matrices per MLP */
+    bool gated_mlp; /* SwiGLU/GeGLU: three matrices per MLP */
     bool has_qk_norm;
 };
 
 struct gpuplan_model {
-    char id[128];                         /* catalog id or file base name */
-    char source[512];                     /* path, or the catalog record's source */
-    char format[16];                      /* "catalog", "config", "safetensors", "index", "gguf", "dir" */
-    bool has_arch;                        /* arch below is filled */
+    char id[128];     /* catalog id or file base name */
+    char source[512]; /* path, or the catalog record's source */
+    char format[16];  /* "catalog", "config", "safetensors", "index", "gguf", "dir" */
+    bool has_arch;    /* arch below is filled */
     struct gpuplan_arch arch;
-    struct gpuplan_tensor_group *groups;  /* owned */
+    struct gpuplan_tensor_group *groups; /* owned */
     size_t n_groups;
     size_t cap_groups;
     /* filled by gpuplan_model_finalize() */
-    uint64_t n_params_total;              /* e.g. 70,553,706,496 */
-    uint64_t n_params_active;             /* per token; == total for dense models */
+    uint64_t n_params_total;  /* e.g. 70,553,706,496 */
+    uint64_t n_params_active; /* per token; == total for dense models */
     uint64_t params_by_role[GPUPLAN_ROLE_COUNT];
     uint64_t params_by_dtype[GPUPLAN_DTYPE_COUNT];
     uint64_t bytes_by_dtype[GPUPLAN_DTYPE_COUNT];
-    uint64_t storage_bytes;               /* sum of group bytes (tensor data only) */
-    bool storage_from_file;               /* bytes read from a weights header, not implied by a config */
-    uint64_t file_bytes;                  /* size of the weights file(s), 0 if unknown */
-    uint64_t index_total_size_bytes;      /* a sharded index's metadata.total_size, 0 if none */
-    char gguf_file_type[32];              /* GGUF general.file_type name, e.g. "MOSTLY_Q4_K_M" */
-    uint64_t n_metadata;                  /* GGUF key/value pairs */
+    uint64_t storage_bytes;          /* sum of group bytes (tensor data only) */
+    bool storage_from_file;          /* bytes read from a weights header, not implied by a config */
+    uint64_t file_bytes;             /* size of the weights file(s), 0 if unknown */
+    uint64_t index_total_size_bytes; /* a sharded index's metadata.total_size, 0 if none */
+    char gguf_file_type[32];         /* GGUF general.file_type name, e.g. "MOSTLY_Q4_K_M" */
+    uint64_t n_metadata;             /* GGUF key/value pairs */
 };
 
 void gpuplan_model_init(struct gpuplan_model *model);

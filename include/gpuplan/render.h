@@ -82,8 +82,6 @@ enum gpuplan_status gpuplan_render_throughput_json_into(const struct gpuplan_thr
 /* Append an aligned text block ("throughput:" ...) for a throughput result. */
 void gpuplan_render_throughput_text(const struct gpuplan_throughput *t, struct gpuplan_buf *out);
 
-
-
 /* ---- memory estimate (render_estimate.c) ---- */
 
 struct gpuplan_model;

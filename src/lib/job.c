@@ -88,6 +88,10 @@ const struct gpuplan_job_option gpuplan_job_options[] = {
       "no", compile_names, 0, 0 },
     { "lora-rank", GPUPLAN_OPT_COUNT_ARG, "R", GPUPLAN_N_("LoRA rank"), "8", NULL, 1,
       MAX_LORA_RANK },
+    { "lora-dropout", GPUPLAN_OPT_REAL, "P",
+      GPUPLAN_N_("LoRA dropout probability; above 0 every adapted linear keeps its own dropped "
+                 "input and mask for backward"),
+      "0", NULL, 0, 0 },
     { "lora-alpha", GPUPLAN_OPT_REAL, "A", GPUPLAN_N_("LoRA alpha (no effect on memory)"), "16",
       NULL, 0, 0 },
     { "lora-targets", GPUPLAN_OPT_TEXT, "all-linear|attn|q_proj,v_proj,...",
@@ -654,6 +658,8 @@ enum gpuplan_status gpuplan_job_set(struct gpuplan_job *job,
     case GPUPLAN_OPT_REAL:
         if (strcmp(o->name, "lora-alpha") == 0)
             st = parse_real(o, value, 0.0, 1e6, &job->lora_alpha, err);
+        else if (strcmp(o->name, "lora-dropout") == 0)
+            st = parse_real(o, value, 0.0, 0.99, &job->lora_dropout, err);
         else if (strcmp(o->name, "gpu-memory-utilization") == 0)
             st = parse_real(o, value, 0.05, 1.0, &job->gpu_memory_utilization, err);
         else if (strcmp(o->name, "epochs") == 0)

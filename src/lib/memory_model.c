@@ -205,6 +205,7 @@ enum gpuplan_status gpuplan_memory_profile_build(struct gpuplan_memory_profile *
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL,
                                  "out of memory for the memory profile");
 
+    uint64_t lora_each_total = 0; /* summed over the blocks */
     for (size_t i = 0; i < model->n_groups; i++) {
         const struct gpuplan_tensor_group *g = &model->groups[i];
         const uint64_t numel = numel_of(g);
@@ -232,6 +233,19 @@ enum gpuplan_status gpuplan_memory_profile_build(struct gpuplan_memory_profile *
         if (g->layer >= 0) {
             p->block_params += g->n_params;
             per_layer[2 * (size_t)g->layer + (g->stack == GPUPLAN_STACK_ENCODER)] += g->n_params;
+        }
+        if (is_linear && (lora_roles & ROLE_BIT(g->role)) && g->n_dims == 2 && g->layer >= 0) {
+            /*
+             * The adapted linears' inputs once per linear (LoRA dropout:
+             * PEFT gives each adapted module its own nn.Dropout, so q, k and
+             * v drop their own copy of the shared input); a token reaches
+             * k of a routed group's experts.
+             */
+            const bool routed =
+                g->role == GPUPLAN_ROLE_EXPERT_GATE || g->role == GPUPLAN_ROLE_EXPERT_UP ||
+                g->role == GPUPLAN_ROLE_EXPERT_GATE_UP || g->role == GPUPLAN_ROLE_EXPERT_DOWN;
+            const uint64_t k = p->n_experts_per_token ? p->n_experts_per_token : 1;
+            lora_each_total += g->shape[1] * (routed && g->n_tensors > k ? k : g->n_tensors);
         }
         if (is_linear && (lora_roles & ROLE_BIT(g->role)) && g->n_dims == 2) {
             /* LoRA: A is r x in, B is out x r (PEFT LoraLayer), per targeted linear. */
@@ -261,6 +275,7 @@ enum gpuplan_status gpuplan_memory_profile_build(struct gpuplan_memory_profile *
     uint64_t unit = largest > p->embed_params ? largest : p->embed_params;
     p->largest_layer_params = unit > rest ? unit : rest;
     p->lora_input_elems = lora_input_elems(p, lora_roles);
+    p->lora_input_elems_each = p->n_layers ? lora_each_total / p->n_layers : lora_each_total;
     return GPUPLAN_OK;
 }
 
@@ -463,6 +478,14 @@ static struct act_sizes activation_sizes(const struct gpuplan_memory_profile *p,
     } else {
         norms = 2.0 * 4.0 * h;
         lin_inputs = c * (double)p->lora_input_elems;
+        /*
+         * LoRA dropout (p > 0): each adapter keeps its own dropped input (c
+         * bytes, or its autocast cast under fp32 adapters) for lora_A's weight
+         * gradient and native_dropout's bool mask (1 byte) for the dropout's
+         * backward, per adapted linear: q, k and v no longer share one input.
+         */
+        if (j->lora_dropout > 0.0)
+            lin_inputs = (c + 1.0) * (double)p->lora_input_elems_each;
         const bool down_adapted =
             (p->lora_roles & (ROLE_BIT(GPUPLAN_ROLE_MLP_DOWN) | ROLE_BIT(GPUPLAN_ROLE_EXPERT_DOWN) |
                               ROLE_BIT(GPUPLAN_ROLE_SHARED_DOWN))) != 0;

@@ -68,7 +68,7 @@ function number(col,    v) {
     if (v !~ /^[0-9]+(\.[0-9]+)?$/ || v + 0 <= 0) problem(col " \047" v "\047 is not a number > 0")
 }
 BEGIN {
-    header = "row_id,source,kind,model,model_ref,method,precision,optimizer,optim_in_bwd,seq_len,micro_batch,grad_accum,grad_ckpt,attention,lora_rank,lora_targets,quant,act_offload,packed,compile,chunked_ce,gpu,gpu_ref,n_gpus,nodes,sharding,offload,tp,pp,cp,memory_value,memory_unit,memory_kind,outcome,tokens_per_s_per_gpu,throughput_kind,step_time_s,mfu,usable,ambiguity,notes,measured_date,keep_outputs,base_fp32,fsdp_wrap,host_ram_gb"
+    header = "row_id,source,kind,model,model_ref,method,precision,optimizer,optim_in_bwd,seq_len,micro_batch,grad_accum,grad_ckpt,attention,lora_rank,lora_targets,quant,act_offload,packed,compile,chunked_ce,gpu,gpu_ref,n_gpus,nodes,sharding,offload,tp,pp,cp,memory_value,memory_unit,memory_kind,outcome,tokens_per_s_per_gpu,throughput_kind,step_time_s,mfu,usable,ambiguity,notes,measured_date,keep_outputs,base_fp32,fsdp_wrap,host_ram_gb,lora_dropout"
     ncols = split(header, names, ",")
     for (k = 1; k <= ncols; k++) ix[names[k]] = k
     P = 0; F = 0
@@ -109,6 +109,7 @@ $0 == "" { next }
         enum("base_fp32", "yes no", 0)
         enum("fsdp_wrap", "layers layers+embeddings", 0)
         number("host_ram_gb")
+        number("lora_dropout")
         enum("sharding", "none ddp zero1 zero2 zero3 fsdp fsdp-hybrid", 0)
         enum("offload", "none optimizer params optimizer+params nvme", 0)
         enum("outcome", "measured oom fits", 1)

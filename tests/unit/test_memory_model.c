@@ -704,6 +704,36 @@ static void test_compile_saved_activations(void **state)
     gpuplan_model_release(&m);
 }
 
+/*
+ * LoRA dropout (PEFT: lora_B(lora_A(dropout(x))), one nn.Dropout per adapted
+ * module): each adapted linear keeps its own dropped input (2 B) and the
+ * dropout mask (1 B) instead of sharing one saved input. Llama 3.1 8B,
+ * all-linear, per token per block: 3 x (5h + q + I) - 2 x (2h + q + I) with
+ * h = q = 4096, I = 14336.
+ */
+static void test_lora_dropout_inputs(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    job_of(&job, "method=lora lora-targets=all-linear seq-len=2048");
+    struct gpuplan_memory_estimate none, drop;
+    eval(&m, &job, NULL, &none);
+    set(&job, "lora-dropout", "0.05");
+    eval(&m, &job, NULL, &drop);
+    const double h = 4096.0, q = 4096.0, I = 14336.0, L = 32.0, tokens = 2048.0;
+    const double per = 3.0 * (5.0 * h + q + I) - 2.0 * (2.0 * h + q + I);
+    const double d =
+        (double)drop.per_gpu.activations_bytes - (double)none.per_gpu.activations_bytes;
+    assert_true(fabs(d - per * L * tokens) < 1e6);
+    /* dropout 0 is PEFT's nn.Identity: nothing changes */
+    set(&job, "lora-dropout", "0");
+    eval(&m, &job, NULL, &drop);
+    assert_int_equal(drop.per_gpu.activations_bytes, none.per_gpu.activations_bytes);
+    gpuplan_model_release(&m);
+}
+
 static void test_extreme_options_saturate(void **state)
 {
     (void)state;
@@ -729,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_qlora_metadata_placement),
         cmocka_unit_test(test_fsdp_offload_pins_cpu_grads),
         cmocka_unit_test(test_compile_saved_activations),
+        cmocka_unit_test(test_lora_dropout_inputs),
         cmocka_unit_test(test_peak_moments),
         cmocka_unit_test(test_qlora_weights),
         cmocka_unit_test(test_lora_params),

@@ -37,7 +37,7 @@ COLUMNS = (
     "micro_batch,grad_accum,grad_ckpt,attention,lora_rank,lora_targets,quant,act_offload,"
     "packed,compile,chunked_ce,gpu,gpu_ref,n_gpus,nodes,sharding,offload,tp,pp,cp,"
     "memory_value,memory_unit,memory_kind,outcome,tokens_per_s_per_gpu,throughput_kind,"
-    "step_time_s,mfu,usable,ambiguity,notes,measured_date,keep_outputs,base_fp32,fsdp_wrap,host_ram_gb"
+    "step_time_s,mfu,usable,ambiguity,notes,measured_date,keep_outputs,base_fp32,fsdp_wrap,host_ram_gb,lora_dropout"
 ).split(",")
 
 BYTES_PER_MIB = 1 << 20
