@@ -358,11 +358,11 @@ int main(int argc, char **argv)
                 set_opt(&job, "offload", col(&h, &row, "offload"), why, sizeof why) &&
                 set_opt(&job, "fsdp-wrap", col(&h, &row, "fsdp_wrap"), why, sizeof why) &&
                 set_opt(&job, "tp", col(&h, &row, "tp"), why, sizeof why) &&
-                set_opt(&job, "pp", col(&h, &row, "pp"), why, sizeof why);
+                set_opt(&job, "pp", col(&h, &row, "pp"), why, sizeof why) &&
+                /* Training-loop facts of the source's script (validation/README.md). */
+                set_opt(&job, "keep-outputs", col(&h, &row, "keep_outputs"), why, sizeof why) &&
+                set_opt(&job, "base-fp32", col(&h, &row, "base_fp32"), why, sizeof why);
             (void)ok;
-            /* Training-loop facts of the source's script (validation/README.md). */
-            job.keep_outputs = strcmp(col(&h, &row, "keep_outputs"), "yes") == 0;
-            job.base_fp32 = strcmp(col(&h, &row, "base_fp32"), "yes") == 0;
         }
         const struct gpuplan_gpu *gpu =
             gpu_ref[0] ? gpuplan_catalog_find_gpu(catalog, gpu_ref) : NULL;

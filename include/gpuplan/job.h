@@ -118,7 +118,7 @@ struct gpuplan_job {
      * upcast logits and, with HF use_cache left on (checkpointing applied
      * by a wrapper other than HF's gradient_checkpointing_enable), every
      * layer's (k, v). Default no (HF Trainer drops the outputs before
-     * backward). Library/validation field: no CLI option yet.
+     * backward). --keep-outputs yes.
      */
     bool keep_outputs;
     /*
@@ -126,7 +126,7 @@ struct gpuplan_job {
      * in fp32 (from_pretrained(torch_dtype=torch.float32)), so its shards
      * stay fp32 while FSDP's MixedPrecision gathers 16-bit units. Ignored
      * elsewhere (DeepSpeed's bf16 engine casts the module; without
-     * sharding use --precision amp-bf16). Library/validation field.
+     * sharding use --precision amp-bf16). --base-fp32 yes.
      */
     bool base_fp32;
     uint32_t lora_rank;  /* default 8 */

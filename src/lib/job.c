@@ -86,6 +86,15 @@ const struct gpuplan_job_option gpuplan_job_options[] = {
       GPUPLAN_N_("torch.compile: yes = blocks and loss (torchtune, HF Trainer), blocks = "
                  "blocks only (torchtitan); fused kernels, fewer saved activations"),
       "no", compile_names, 0, 0 },
+    /* Training-loop facts (job.h keep_outputs, base_fp32). */
+    { "keep-outputs", GPUPLAN_OPT_CHOICE, "no|yes",
+      GPUPLAN_N_("the loop holds the model output (logits, and each layer's k/v while HF "
+                 "use_cache is on) until the next forward returns; HF Trainer does not"),
+      "no", yes_no_names, 0, 0 },
+    { "base-fp32", GPUPLAN_OPT_CHOICE, "no|yes",
+      GPUPLAN_N_("LoRA under FSDP: the frozen base was loaded in fp32 (fp32 shards, 16-bit "
+                 "gathered units)"),
+      "no", yes_no_names, 0, 0 },
     { "lora-rank", GPUPLAN_OPT_COUNT_ARG, "R", GPUPLAN_N_("LoRA rank"), "8", NULL, 1,
       MAX_LORA_RANK },
     { "lora-dropout", GPUPLAN_OPT_REAL, "P",
@@ -557,6 +566,10 @@ set_choice(struct gpuplan_job *job, const struct gpuplan_job_option *o, unsigned
     } else if (strcmp(n, "sharding") == 0) {
         job->sharding = (enum gpuplan_sharding)v;
         job->sharding_set = true;
+    } else if (strcmp(n, "keep-outputs") == 0) {
+        job->keep_outputs = v == 1;
+    } else if (strcmp(n, "base-fp32") == 0) {
+        job->base_fp32 = v == 1;
     } else if (strcmp(n, "fsdp-wrap") == 0) {
         job->fsdp_embed_units = v == 1;
     } else if (strcmp(n, "offload") == 0) {

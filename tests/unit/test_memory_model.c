@@ -734,6 +734,29 @@ static void test_lora_dropout_inputs(void **state)
     gpuplan_model_release(&m);
 }
 
+/* The training-loop options reach the job: held outputs add memory; an fp32 LoRA base under
+ * FSDP doubles the frozen shards (2 -> 4 B per parameter over 8 ranks). */
+static void test_loop_options(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    struct gpuplan_memory_estimate base, with;
+    job_of(&job, "method=full grad-ckpt=full");
+    eval(&m, &job, NULL, &base);
+    job_of(&job, "method=full grad-ckpt=full keep-outputs=yes");
+    eval(&m, &job, NULL, &with);
+    assert_true(with.per_gpu.peak_allocated_bytes > base.per_gpu.peak_allocated_bytes);
+    job_of(&job, "method=lora gpu=none:8 sharding=fsdp");
+    eval(&m, &job, NULL, &base);
+    job_of(&job, "method=lora gpu=none:8 sharding=fsdp base-fp32=yes");
+    eval(&m, &job, NULL, &with);
+    const double d = (double)with.per_gpu.weights_bytes - (double)base.per_gpu.weights_bytes;
+    assert_true(fabs(d - 2.0 * (double)P_LLAMA_8B / 8.0) < 1e6);
+    gpuplan_model_release(&m);
+}
+
 static void test_extreme_options_saturate(void **state)
 {
     (void)state;
@@ -760,6 +783,7 @@ int main(void)
         cmocka_unit_test(test_fsdp_offload_pins_cpu_grads),
         cmocka_unit_test(test_compile_saved_activations),
         cmocka_unit_test(test_lora_dropout_inputs),
+        cmocka_unit_test(test_loop_options),
         cmocka_unit_test(test_peak_moments),
         cmocka_unit_test(test_qlora_weights),
         cmocka_unit_test(test_lora_params),
