@@ -16,27 +16,13 @@ set -u
 BUILD=${BUILD:-build}
 GPUPLAN=$(pwd)/$BUILD/gpuplan
 SHARED=${GPUPLAN_SHARED:-../shared}
-pass=0
-fail=0
-server_pid=""
-tmp=$(mktemp -d)
+. "$(dirname "$0")/../lib/server_suite.sh"
 cleanup() {
-    if [ -n "$server_pid" ]; then
-        kill -TERM "$server_pid" 2>/dev/null
-        wait "$server_pid" 2>/dev/null
-    fi
+    stop_server
     rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-ok() {
-    pass=$((pass + 1))
-    echo "ok $1"
-}
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL $1"
-}
 [ -x "$GPUPLAN" ] || {
     bad "no binary at $GPUPLAN"
     echo "$pass passed, $fail failed"

@@ -10,28 +10,13 @@ BUILD=${BUILD:-build}
 GPUPLAN=$(pwd)/$BUILD/gpuplan
 GOLDEN=tests/golden/http
 export LC_ALL=C
-pass=0
-fail=0
-server_pid=""
-tmp=$(mktemp -d)
+. "$(dirname "$0")/../lib/server_suite.sh"
 cleanup() {
-    if [ -n "$server_pid" ]; then
-        kill -TERM "$server_pid" 2>/dev/null
-        wait "$server_pid" 2>/dev/null
-    fi
+    stop_server
     rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-
-ok() {
-    pass=$((pass + 1))
-    echo "ok $1"
-}
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL $1"
-}
 
 for tool in curl python3; do
     command -v "$tool" >/dev/null 2>&1 || {

@@ -13,15 +13,9 @@ BUILD=${BUILD:-build}
 GPUPLAN=$(pwd)/$BUILD/gpuplan
 HTTPC=$(pwd)/$BUILD/tools/httpc
 export LC_ALL=C
-pass=0
-fail=0
-server_pid=""
-tmp=$(mktemp -d)
+. "$(dirname "$0")/../lib/server_suite.sh"
 cleanup() {
-    if [ -n "$server_pid" ]; then
-        kill -TERM "$server_pid" 2>/dev/null
-        wait "$server_pid" 2>/dev/null
-    fi
+    stop_server
     kill "$watchdog" 2>/dev/null
     for p in $(jobs -p); do kill "$p" 2>/dev/null; done
     rm -rf "$tmp"
@@ -35,14 +29,6 @@ trap 'exit 1' INT TERM HUP
   kill -TERM $$ ) &
 watchdog=$!
 
-ok() {
-    pass=$((pass + 1))
-    echo "ok $1"
-}
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL $1"
-}
 finish() {
     echo "$pass passed, $fail failed"
     [ $fail = 0 ]
