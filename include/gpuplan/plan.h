@@ -90,6 +90,13 @@ struct gpuplan_plan_request {
 /* Defaults as documented above; job from gpuplan_job_init(). */
 void gpuplan_plan_request_init(struct gpuplan_plan_request *req);
 
+/*
+ * The user set job option `option_name` (a gpuplan_job_options name, e.g.
+ * "grad-ckpt"): mark the knob it fixes so the search keeps it. Options that
+ * fix no knob are ignored. The CLI and the HTTP reader both call this.
+ */
+void gpuplan_plan_request_mark_fixed(struct gpuplan_plan_request *req, const char *option_name);
+
 /* Whole-server spec of a plan (per server unless the name says otherwise). */
 struct gpuplan_plan_server {
     char platform_id[48];   /* e.g. "hgx-h100-8"; "" when the GPU lists no platform */

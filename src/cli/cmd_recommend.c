@@ -163,22 +163,7 @@ static enum gpuplan_status job_option(struct gpuplan_plan_request *req,
     const enum gpuplan_status st = gpuplan_job_set(&req->job, job_name, value, err);
     if (st != GPUPLAN_OK)
         return st;
-    if (strcmp(name, "method") == 0)
-        req->method_fixed = true;
-    else if (strcmp(name, "precision") == 0)
-        req->precision_fixed = true;
-    else if (strcmp(name, "micro-batch") == 0)
-        req->micro_batch_fixed = true;
-    else if (strcmp(name, "grad-ckpt") == 0)
-        req->grad_ckpt_fixed = true;
-    else if (strcmp(name, "sharding") == 0)
-        req->sharding_fixed = true;
-    else if (strcmp(name, "offload") == 0)
-        req->offload_fixed = true;
-    else if (strcmp(name, "weights") == 0)
-        req->weights_fixed = true;
-    else if (strcmp(name, "kv-dtype") == 0)
-        req->kv_fixed = true;
+    gpuplan_plan_request_mark_fixed(req, name);
     return GPUPLAN_OK;
 }
 

@@ -100,6 +100,26 @@ static const uint32_t gpu_counts_cloud[] = { 1, 2, 4, 8 };
 static const uint32_t node_counts[] = { 1, 2, 4, 8, 16 };
 static const uint64_t micro_batches[] = { 1, 2, 4, 8, 16 };
 
+void gpuplan_plan_request_mark_fixed(struct gpuplan_plan_request *req, const char *option_name)
+{
+    if (strcmp(option_name, "method") == 0)
+        req->method_fixed = true;
+    else if (strcmp(option_name, "precision") == 0)
+        req->precision_fixed = true;
+    else if (strcmp(option_name, "micro-batch") == 0)
+        req->micro_batch_fixed = true;
+    else if (strcmp(option_name, "grad-ckpt") == 0)
+        req->grad_ckpt_fixed = true;
+    else if (strcmp(option_name, "sharding") == 0)
+        req->sharding_fixed = true;
+    else if (strcmp(option_name, "offload") == 0)
+        req->offload_fixed = true;
+    else if (strcmp(option_name, "weights") == 0)
+        req->weights_fixed = true;
+    else if (strcmp(option_name, "kv-dtype") == 0)
+        req->kv_fixed = true;
+}
+
 void gpuplan_plan_request_init(struct gpuplan_plan_request *req)
 {
     memset(req, 0, sizeof *req);

@@ -755,27 +755,6 @@ static enum gpuplan_status plan_member(struct gpuplan_plan_request *req,
     return st;
 }
 
-/* The knobs a given job option fixes (cmd_recommend.c's job_option()). */
-static void plan_mark_fixed(struct gpuplan_plan_request *req, const char *option_name)
-{
-    if (strcmp(option_name, "method") == 0)
-        req->method_fixed = true;
-    else if (strcmp(option_name, "precision") == 0)
-        req->precision_fixed = true;
-    else if (strcmp(option_name, "micro-batch") == 0)
-        req->micro_batch_fixed = true;
-    else if (strcmp(option_name, "grad-ckpt") == 0)
-        req->grad_ckpt_fixed = true;
-    else if (strcmp(option_name, "sharding") == 0)
-        req->sharding_fixed = true;
-    else if (strcmp(option_name, "offload") == 0)
-        req->offload_fixed = true;
-    else if (strcmp(option_name, "weights") == 0)
-        req->weights_fixed = true;
-    else if (strcmp(option_name, "kv-dtype") == 0)
-        req->kv_fixed = true;
-}
-
 enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *req,
                                                    const char *body,
                                                    size_t len,
@@ -824,7 +803,7 @@ enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *
             status = opt ? apply_option(&req->job, opt, key, value, path, err)
                          : unknown_field(key, path, accepts_model, err);
             if (status == GPUPLAN_OK && opt)
-                plan_mark_fixed(req, opt->name);
+                gpuplan_plan_request_mark_fixed(req, opt->name);
         }
         if (status != GPUPLAN_OK)
             break;
