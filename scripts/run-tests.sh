@@ -22,7 +22,7 @@ tally() { # suite-name exit-code passed-count failed-count
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
-    GPUPLAN_SHARED=${GPUPLAN_SHARED:-../shared} "$t" >"$log" 2>&1
+    "$t" >"$log" 2>&1
     rc=$?
     p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
     f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')

@@ -16,7 +16,7 @@
  * ROCm releases, see docs/detect.md), MIG instances, per-process usage.
  * The library never reads the environment: the CLI fills the options.
  *
- * Reference: docs/detect.md; /work/shared/docs/research/formats-and-engines.md §1.
+ * Reference: docs/detect.md; docs/research/formats-and-engines.md §1.
  */
 #ifndef GPUPLAN_DETECT_H
 #define GPUPLAN_DETECT_H

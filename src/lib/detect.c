@@ -3,7 +3,7 @@
  *
  * NVML is used header-free: the few types and constants needed are restated
  * below from nvml.h as vendored in NVIDIA/go-nvml (gen/nvml/nvml.h, NVML API
- * v13; see /work/shared/docs/research/formats-and-engines.md §1.1). Every
+ * v13; see docs/research/formats-and-engines.md §1.1). Every
  * symbol is looked up with dlsym() and checked before it is called; every
  * string the library writes is bounded and reduced to printable ASCII; any
  * NVML error leaves that field unknown. AMD GPUs are read from the amdgpu

@@ -13,7 +13,7 @@
  *
  * Per-family tensor lists and their sources (transformers modeling code) are
  * in docs/internals/hf_config.md; the fixture counts they reproduce are in
- * shared/fixtures/README.md.
+ * tests/fixtures/README.md.
  */
 #include <stdio.h>
 #include <string.h>

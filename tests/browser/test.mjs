@@ -31,7 +31,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const BUILD = process.env.BUILD || 'build';
 const GPUPLAN = path.resolve(ROOT, BUILD, 'gpuplan');
 const OUT = path.resolve(ROOT, BUILD, 'browser');
-const SHARED = process.env.GPUPLAN_SHARED || path.resolve(ROOT, '..', 'shared');
+const FIXTURES = path.resolve(ROOT, 'tests', 'fixtures');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const BYTES_PER_GIB = 2 ** 30;
 const TIMEOUT_MS = 15000;
@@ -447,7 +447,7 @@ async function runTests(context, base) {
 
   // 4. A pasted config.json is matched against the catalog.
   await step('paste config', async () => {
-    const file = path.join(SHARED, 'fixtures', 'hf-configs', 'llama-3.2-1b.json');
+    const file = path.join(FIXTURES, 'hf-configs', 'llama-3.2-1b.json');
     if (!fs.existsSync(file)) {
       skip('paste config', `no fixture ${file}`);
       return;

@@ -1,14 +1,14 @@
 #!/bin/sh
 # Golden CLI tests (zstd cli-tests style). Each case is tests/golden/cli/NAME.cmd,
 # one shell line run from the repository root with $GPUPLAN set to the binary
-# and $SHARED to ../shared; its stdout, stderr and exit code are compared with
+# and $FIXTURES to tests/fixtures; its stdout, stderr and exit code are compared with
 # NAME.stdout, NAME.stderr, NAME.exit. GOLDEN_UPDATE=1 rewrites them.
 # Ends with "golden: N passed, N failed".
 set -u
 BUILD=${BUILD:-build}
 GPUPLAN=$(pwd)/$BUILD/gpuplan
-SHARED=${GPUPLAN_SHARED:-../shared}
-export GPUPLAN SHARED BUILD
+FIXTURES=tests/fixtures
+export GPUPLAN FIXTURES BUILD
 export LC_ALL=C LANG=C
 unset LANGUAGE LC_MESSAGES
 pass=0

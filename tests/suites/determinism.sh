@@ -15,7 +15,7 @@
 set -u
 BUILD=${BUILD:-build}
 GPUPLAN=$(pwd)/$BUILD/gpuplan
-SHARED=${GPUPLAN_SHARED:-../shared}
+FIXTURES=tests/fixtures
 . "$(dirname "$0")/../lib/server_suite.sh"
 cleanup() {
     stop_server
@@ -108,8 +108,8 @@ case_ "estimate fsdp" 1 estimate llama-3.1-70b --gpu h100-sxm:8 --sharding fsdp 
     --gpu-memory-utilization 0.85
 case_ "estimate infer" 1 estimate qwen2.5-7b --method infer --context 8k --batch 16 --kv-dtype fp8
 case_ "tco" 1 tco --gpu h100-sxm:8 --hours-per-day 12.5 --power-price 0.155 --pue 1.25
-case_ "inspect config" 1 inspect "$SHARED/fixtures/hf-configs/qwen3-30b-a3b.json"
-case_ "inspect gguf" 1 inspect "$SHARED/fixtures/weights/llama-2-tiny-random.gguf"
+case_ "inspect config" 1 inspect "$FIXTURES/hf-configs/qwen3-30b-a3b.json"
+case_ "inspect gguf" 1 inspect "$FIXTURES/weights/llama-2-tiny-random.gguf"
 case_ "recommend" 0 recommend llama-3.1-8b --method qlora --tokens 100M --top 3
 
 # ---- HTTP: 8 parallel requests, 8 server threads --------------------------------------------------

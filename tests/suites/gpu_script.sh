@@ -22,8 +22,8 @@ if ! command -v python3 >/dev/null 2>&1; then
     echo "0 passed, 0 failed"
     exit 0
 fi
-shared=${GPUPLAN_SHARED:-$root/../shared}
-configs=$shared/fixtures/hf-configs
+
+configs=$root/tests/fixtures/hf-configs
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

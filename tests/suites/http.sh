@@ -221,7 +221,7 @@ post "bad choice" 400 '{"method": "sft"}' && error_is "bad choice" usage '$.meth
 post "missing model" 400 '{"seq_len": 4096}' && golden estimate-missing-model
 post "unknown model" 404 '{"model": "no-such-model-xyz"}' && error_is "unknown model" not_found '$.model'
 post "model path refused" 404 '{"model": "/etc/passwd"}' && error_is "model path" not_found '$.model'
-post "model dir refused" 404 '{"model": "../../shared/fixtures/hf-configs"}' && error_is "model dir" not_found '$.model'
+post "model dir refused" 404 '{"model": "tests/fixtures/hf-configs"}' && error_is "model dir" not_found '$.model'
 
 # ---- POST /v1/tco and /v1/recommend: byte-identical to the CLI's --format json ----------
 # same_as_cli NAME ENDPOINT BODY CMD CLI_ARGS...

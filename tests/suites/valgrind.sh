@@ -13,8 +13,8 @@
 set -u
 BUILD=${BUILD:-build}
 BIN=$(pwd)/$BUILD/gpuplan
-SHARED=${GPUPLAN_SHARED:-../shared}
-export SHARED BUILD
+FIXTURES=tests/fixtures
+export FIXTURES BUILD
 export LC_ALL=C LANG=C
 unset LANGUAGE LC_MESSAGES
 pass=0
@@ -84,7 +84,7 @@ if [ "${VALGRIND_LONG:-0}" = 1 ]; then
         [ -x "$t" ] || continue
         name=$(basename "$t")
         rm -f "$tmp"/vg.*
-        GPUPLAN_SHARED=$SHARED $VG "$t" >"$tmp/out" 2>&1
+        $VG "$t" >"$tmp/out" 2>&1
         rc=$?
         if [ $rc = 0 ] && check_vg_logs "$name"; then
             pass=$((pass + 1))

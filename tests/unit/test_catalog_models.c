@@ -10,7 +10,7 @@
  *   KH   keras-team/keras-hub presets, metadata "params"
  *   IDX  a checkpoint index metadata.total_size / bytes per parameter
  *   CARD the model card's exact integer
- *   FIX  shared/fixtures/README.md (computed, cross-checked there)
+ *   FIX  tests/fixtures/README.md (computed, cross-checked there)
  *   CALC computed from the config; no exact published integer was found
  * The table also fails when a catalog model has no row, so a model added to
  * data/models.json without a verified count does not pass silently.
@@ -27,7 +27,7 @@ struct expected_count {
 };
 
 static const struct expected_count expected[] = {
-    /* existing records: counts from shared/fixtures/README.md */
+    /* existing records: counts from tests/fixtures/README.md */
     { "llama-3.1-8b", 8030261248ULL, 0 },               /* FIX = KH llama3.1_8b */
     { "llama-3.1-70b", 70553706496ULL, 0 },             /* FIX */
     { "llama-3.1-405b", 405853388800ULL, 0 },           /* FIX */

@@ -1,6 +1,7 @@
 /*
  * test_common.h - helpers shared by the cmocka unit tests.
- * Fixtures are read from $GPUPLAN_SHARED/fixtures (default ../shared).
+ * Fixtures are read from tests/fixtures/ (tests run from the repository root,
+ * as scripts/run-tests.sh does; tests/fixtures/README.md says where each came from).
  */
 #ifndef GPUPLAN_TEST_COMMON_H
 #define GPUPLAN_TEST_COMMON_H
@@ -15,12 +16,11 @@
 
 #include <cmocka.h>
 
-/* Path of a file under the shared fixtures directory; static buffer. */
+/* Path of a file under tests/fixtures/; static buffer. */
 static inline const char *fixture_path(const char *rel)
 {
     static char path[4096];
-    const char *root = getenv("GPUPLAN_SHARED");
-    snprintf(path, sizeof path, "%s/fixtures/%s", root && *root ? root : "../shared", rel);
+    snprintf(path, sizeof path, "tests/fixtures/%s", rel);
     return path;
 }
 

@@ -1,6 +1,6 @@
 /*
  * test_hf_config.c - config.json -> tensor inventory: exact parameter counts
- * for every fixture in $GPUPLAN_SHARED/fixtures/README.md, architecture
+ * for every fixture in tests/fixtures/README.md, architecture
  * fields, tensor shapes, family rules (ties, biases, experts), and bad input.
  *
  * Expected totals come from the fixture README (computed and cross-checked
@@ -58,7 +58,7 @@ static void load_fixture(const char *file, struct gpuplan_model *model)
     size_t len = 0;
     uint8_t *data = read_file(fixture_path(rel), &len);
     if (!data)
-        fail_msg("cannot read fixture %s (set GPUPLAN_SHARED)", fixture_path(rel));
+        fail_msg("cannot read fixture %s (run the tests from the repository root)", fixture_path(rel));
     struct gpuplan_error err;
     gpuplan_error_init(&err);
     gpuplan_model_init(model);

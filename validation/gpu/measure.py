@@ -2,7 +2,7 @@
 """Measure real peak GPU memory and step time of LLM fine-tuning on one GPU.
 
 Builds random-initialised models from Hugging Face config.json files (the
-fixtures in ../shared/fixtures/hf-configs, so nothing is downloaded), runs a
+fixtures in tests/fixtures/hf-configs, so nothing is downloaded), runs a
 few training steps on random token ids (labels = inputs) for a grid of
 configurations, and writes one CSV row per measurement in the schema of
 validation/measurements.csv (see validation/README.md): kind G, memory in
@@ -179,8 +179,7 @@ def repo_root():
 
 
 def default_configs_dir():
-    shared = os.environ.get("GPUPLAN_SHARED") or os.path.join(repo_root(), "..", "shared")
-    return os.path.join(shared, "fixtures", "hf-configs")
+    return os.path.join(repo_root(), "tests", "fixtures", "hf-configs")
 
 
 def load_config(configs_dir, key, layers):
@@ -507,7 +506,7 @@ def main(argv=None):
             conf, full_layers = load_config(args.configs, c["model"], c["layers"])
         except (OSError, ValueError, KeyError) as e:
             print("error: cannot use the config for %s in %s: %s" % (c["model"], args.configs, e), file=sys.stderr)
-            print("hint: pass --configs DIR (the fixtures' hf-configs folder) or set GPUPLAN_SHARED", file=sys.stderr)
+            print("hint: pass --configs DIR (the fixtures' hf-configs folder)", file=sys.stderr)
             return 2
         path = config_out_path(args.configs_out, c["model"], int(conf["num_hidden_layers"]))
         confs.append((conf, full_layers, path))

@@ -1,1 +1,1 @@
-$GPUPLAN inspect $SHARED/fixtures/hf-configs/deepseek-v3.json
+$GPUPLAN inspect $FIXTURES/hf-configs/deepseek-v3.json

@@ -1,1 +1,1 @@
-$GPUPLAN inspect $SHARED/fixtures/weights/llama-2-tiny-random.gguf
+$GPUPLAN inspect $FIXTURES/weights/llama-2-tiny-random.gguf

@@ -1,1 +1,1 @@
-$GPUPLAN inspect $SHARED/fixtures/hf-configs/llama-3.2-3b.resharded.safetensors.index.json
+$GPUPLAN inspect $FIXTURES/hf-configs/llama-3.2-3b.resharded.safetensors.index.json
