@@ -44,11 +44,15 @@ PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null)
 
-CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(BUILD)/gen
+# Front-ends see only include/ (the public API); library objects, and the
+# white-box tests and tools, also see the library's private headers.
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I$(BUILD)/gen
+INTERNAL     := -Isrc/lib
 CFLAGS_ALL    = $(WARN) $(OPT) $(SANFLAGS) $(CPPFLAGS_ALL) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL    = $(PKG_LIBS) -lm -ldl -lpthread $(LDLIBS)
 
-LIB_SRC    := $(sort $(wildcard src/lib/*.c))
+LIB_SRC    := $(sort $(wildcard src/lib/*/*.c))
+LIB_HDR    := $(sort $(wildcard src/lib/*/*.h))
 CLI_SRC    := $(sort $(wildcard src/cli/*.c) $(wildcard src/server/*.c))
 DATA       := $(sort $(wildcard data/*.json) $(wildcard data/*.html))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
@@ -84,9 +88,14 @@ $(BUILD)/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA)
 $(BUILD)/obj/gen/embedded_data.o: $(BUILD)/gen/embedded_data.c
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) -Wno-overlength-strings -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -Wno-overlength-strings -c -o $@ $<
 
-$(BUILD)/obj/%.o: src/%.c $(wildcard include/gpuplan/*.h) $(wildcard src/lib/*.h) | $(BUILD)/gen/embedded_data.c
+$(BUILD)/obj/lib/%.o: src/lib/%.c $(wildcard include/gpuplan/*.h) $(LIB_HDR) | $(BUILD)/gen/embedded_data.c
+	@mkdir -p $(@D)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -c -o $@ $<
+
+$(BUILD)/obj/%.o: src/%.c $(wildcard include/gpuplan/*.h) $(wildcard src/*/*.h)
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
@@ -103,17 +112,17 @@ $(BUILD)/gpuplan: $(CLI_OBJ) $(BUILD)/libgpuplan.a
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuplan.a tests/unit/test_common.h
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libgpuplan.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -Itests/unit -o $@ $< $(BUILD)/libgpuplan.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
 $(BUILD)/fuzz/replay_%: tests/fuzz/targets/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libgpuplan.a
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay.c $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ $< tests/fuzz/replay.c $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 $(BUILD)/tools/accuracy_throughput: tools/accuracy_throughput.c $(BUILD)/libgpuplan.a
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 demo: all
 	@scripts/demo.sh $(BUILD)/gpuplan
@@ -149,7 +158,7 @@ accuracy: $(BUILD)/tools/accuracy
 	@$(BUILD)/tools/accuracy --csv validation/measurements.csv --max-median 10 --max-p90 25
 $(BUILD)/tools/accuracy: tools/accuracy.c $(BUILD)/libgpuplan.a
 	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 # Each tests/bench/bench_*.c is a program that prints its own figures.
 BENCH_SRC  := $(sort $(wildcard tests/bench/bench_*.c))
@@ -161,7 +170,7 @@ bench: all $(BENCH_BIN)
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libgpuplan.a
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 # libFuzzer builds always use clang with ASan+UBSan, in their own directory.
 FUZZ_CFLAGS = -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iinclude -Isrc/lib \
@@ -186,7 +195,7 @@ lint:
 	@scripts/lint.sh
 
 format:
-	clang-format -i $(wildcard include/gpuplan/*.h src/*/*.c src/*/*.h tests/*/*.c tests/*/*.h tools/*.c)
+	clang-format -i $(wildcard include/gpuplan/*.h src/*/*.c src/*/*.h src/lib/*/*.c src/lib/*/*.h tests/*/*.c tests/*/*.h tools/*.c)
 
 # ---- Fit the ecosystem: man page, completions, message catalogs, install ----
 # The man page and docs/cli.md come from the hidden `gpuplan help-man` /

@@ -3,7 +3,7 @@
 # clang-tidy when installed. Exits non-zero on any finding.
 set -u
 status=0
-files=$(ls include/gpuplan/*.h src/*/*.c src/*/*.h tools/*.c 2>/dev/null)
+files=$(ls include/gpuplan/*.h src/*/*.c src/*/*.h src/lib/*/*.c src/lib/*/*.h tools/*.c 2>/dev/null)
 
 # Banned: unbounded or error-swallowing C library calls (docs/style.md).
 if grep -nE '\b(atoi|atof|atol|sprintf|vsprintf|strcpy|strcat|strncpy|strtok|gets)\s*\(' $files; then
@@ -20,7 +20,7 @@ fi
 
 if command -v clang-tidy >/dev/null 2>&1 && [ -f compile_commands.json ]; then
     clang-tidy --quiet -checks='-*,clang-analyzer-*,bugprone-*,cert-err33-c,cert-err34-c' \
-        $(ls src/lib/*.c src/cli/*.c src/server/*.c) >/tmp/gpuplan-tidy.log 2>&1 || status=1
+        $(ls src/lib/*/*.c src/cli/*.c src/server/*.c) >/tmp/gpuplan-tidy.log 2>&1 || status=1
     grep -E 'warning:|error:' /tmp/gpuplan-tidy.log | head -50
 else
     echo "lint: clang-tidy needs compile_commands.json ('bear -- make'); skipped"

@@ -16,7 +16,7 @@
  * --fit also prints each row's implied efficiency (the efficiency at which the
  * prediction would match, found by bisection on the efficiency override) and,
  * per GPU family (architecture + compute capability), the median implied
- * generation constant: the numbers GEN_EFF in src/lib/throughput.c is set from.
+ * generation constant: the numbers GEN_EFF in src/lib/estimate/throughput.c is set from.
  *
  * Held-out error (always printed): leave-one-source-out. For each row, the
  * generation constant of its GPU family is refitted as the median implied

@@ -11,7 +11,7 @@
  * gpuplan_estimate_memory() does both and adds "what to change to fit"
  * suggestions by re-running (b) with one option changed at a time.
  *
- * Every formula and its derivation is in src/lib/memory_model.c and
+ * Every formula and its derivation is in src/lib/estimate/memory_model.c and
  * docs/formulas.md. Results are bytes (uint64); nothing is printed.
  * Not here: time, cost (throughput and cost modules), rendering (render.h).
  */

@@ -18,7 +18,7 @@
  * accelerate YAML, torchrun command, Slurm script) with concrete numbers.
  * gpuplan_render_plan() renders a result as text or JSON.
  *
- * Derivations and assumptions: src/lib/plan.c and docs/planner.md.
+ * Derivations and assumptions: src/lib/plan/plan.c and docs/planner.md.
  * Not here: the memory and time formulas (estimate.h, throughput.h), prices
  * (cost.h).
  */

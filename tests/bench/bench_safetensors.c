@@ -14,7 +14,7 @@
 
 #include "gpuplan/buf.h"
 #include "gpuplan/model.h"
-#include "safetensors.h"
+#include "formats/safetensors_internal.h"
 
 #define N_TENSORS 100000
 #define N_RUNS    15

@@ -5,7 +5,7 @@
  */
 #include "test_common.h"
 
-#include "gguf.h"
+#include "formats/gguf_internal.h"
 #include "gpuplan/model.h"
 
 static uint8_t *load_fixture(size_t *len)

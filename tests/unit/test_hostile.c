@@ -22,16 +22,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "catalog_internal.h"
-#include "gguf.h"
+#include "catalog/catalog_internal.h"
+#include "formats/gguf_internal.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/gpuplan.h"
 #include "gpuplan/job.h"
 #include "gpuplan/request.h"
 #include "gpuplan/units.h"
-#include "json_internal.h"
-#include "safetensors.h"
+#include "util/json_internal.h"
+#include "formats/safetensors_internal.h"
 
 /* An error must be filled: code, lowercase message, NUL-terminated. */
 static void

@@ -6,7 +6,7 @@
 #include "test_common.h"
 
 #include "gpuplan/model.h"
-#include "safetensors.h"
+#include "formats/safetensors_internal.h"
 
 /* 8-byte LE length + header JSON + `data_bytes` zero bytes; malloc'd. */
 static uint8_t *make_file(const char *json, uint64_t declared_len, size_t data_bytes, size_t *len)

@@ -4,7 +4,7 @@
  */
 #include "test_common.h"
 
-#include "tensor_names.h"
+#include "formats/tensor_names_internal.h"
 
 struct row {
     const char *name;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "catalog_internal.h"
+#include "catalog/catalog_internal.h"
 #include "gpuplan/render.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

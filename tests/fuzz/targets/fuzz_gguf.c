@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gguf.h"
+#include "formats/gguf_internal.h"
 #include "gpuplan/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

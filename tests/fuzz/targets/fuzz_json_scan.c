@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_scan.h"
+#include "util/json_scan_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

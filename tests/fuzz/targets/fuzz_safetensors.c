@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "gpuplan/model.h"
-#include "safetensors.h"
+#include "formats/safetensors_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "safetensors.h"
+#include "formats/safetensors_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,7 +13,7 @@
 
 #include "gpuplan/units.h"
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 /*
  * Stated assumptions (docs/tco.md):

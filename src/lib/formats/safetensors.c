@@ -10,7 +10,7 @@
  * for duplicates, one sort by offset (skipped when the writer already
  * emitted offset order), one pass to check tiling.
  */
-#include "safetensors.h"
+#include "formats/safetensors_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,11 +18,11 @@
 #include <string.h>
 
 #include "gpuplan/units.h"
-#include "json_internal.h"
-#include "json_scan.h"
-#include "tensor_names.h"
+#include "util/json_internal.h"
+#include "util/json_scan_internal.h"
+#include "formats/tensor_names_internal.h"
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 static const char metadata_key[] = "__metadata__";
 

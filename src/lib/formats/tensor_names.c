@@ -9,7 +9,7 @@
  * "attn" is the attention output, under "mlp" the MLP down projection) and by
  * whether the name sits under "experts" or "shared_expert(s)".
  */
-#include "tensor_names.h"
+#include "formats/tensor_names_internal.h"
 
 #include <string.h>
 

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "embedded_data.h"
-#include "json_internal.h"
-#include "levenshtein.h"
+#include "catalog/embedded_data_internal.h"
+#include "util/json_internal.h"
+#include "util/levenshtein_internal.h"
 
 #include "gpuplan/plan.h"
 #include "gpuplan/units.h"

@@ -4,7 +4,7 @@
  * companions (GiB, "70.55 B") are rounded, here, at render time.
  */
 #include "gpuplan/inspect.h"
-#include "json_internal.h"
+#include "util/json_internal.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 
 #include "gpuplan/units.h"
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 void gpuplan_format_count(char *dst, size_t dst_size, uint64_t value)
 {

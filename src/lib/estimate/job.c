@@ -18,7 +18,7 @@
 #include "gpuplan/model.h"
 #include "gpuplan/units.h"
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 static const char *const method_names[] = { "full", "lora", "qlora", "infer", NULL };
 static const char *const precision_names[] = { "bf16",      "bf16-mixed", "fp16-mixed", "fp32",

@@ -12,7 +12,7 @@
  * Not here: rendering (render_catalog.c), any arithmetic on the figures
  * beyond unit conversion at load (the estimate layer).
  */
-#include "catalog_internal.h"
+#include "catalog/catalog_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,12 +22,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "embedded_data.h"
+#include "catalog/embedded_data_internal.h"
 #include "gpuplan/units.h"
-#include "json_internal.h"
-#include "levenshtein.h"
+#include "util/json_internal.h"
+#include "util/levenshtein_internal.h"
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 /* Hard caps on what one file may hold (the embedded catalog has < 200 records). */
 #define MAX_RECORDS_PER_FILE 4096

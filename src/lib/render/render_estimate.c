@@ -16,9 +16,9 @@
 #include "gpuplan/render.h"
 #include "gpuplan/throughput.h"
 #include "gpuplan/units.h"
-#include "json_internal.h"
+#include "util/json_internal.h"
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 struct row {
     const char *name;

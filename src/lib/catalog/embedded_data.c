@@ -1,7 +1,7 @@
 /*
  * embedded_data.c - lookup over the generated table of embedded files.
  */
-#include "embedded_data.h"
+#include "catalog/embedded_data_internal.h"
 
 #include <string.h>
 

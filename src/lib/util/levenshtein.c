@@ -7,7 +7,7 @@
  * alignment") variant counts an adjacent swap once and never edits a
  * substring twice.
  */
-#include "levenshtein.h"
+#include "util/levenshtein_internal.h"
 
 #include <string.h>
 

@@ -12,9 +12,9 @@
 
 #include "gpuplan/detect.h"
 #include "gpuplan/units.h"
-#include "json_internal.h"
+#include "util/json_internal.h"
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 static const char *vendor_token(enum gpuplan_vendor vendor)
 {

@@ -8,15 +8,15 @@
  * alignment, and offsets equal to the running padded size. Unlike gguf.cpp
  * this reader accepts nested arrays (the spec allows them), bounded in depth.
  */
-#include "gguf.h"
+#include "formats/gguf_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cursor.h"
+#include "util/cursor_internal.h"
 #include "gpuplan/units.h"
-#include "tensor_names.h"
+#include "formats/tensor_names_internal.h"
 
 /* Parser state: the cursor over the bytes held, and the true file size. */
 struct ctx {

@@ -1,12 +1,12 @@
 /*
  * cursor.c - bounded little-endian reads (see cursor.h).
  */
-#include "cursor.h"
+#include "util/cursor_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 void gpuplan_cursor_init(struct gpuplan_cursor *c,
                          const uint8_t *data,

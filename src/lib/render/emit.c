@@ -24,7 +24,7 @@
 
 #include "gpuplan/plan.h"
 #include "gpuplan/units.h"
-#include "json_internal.h"
+#include "util/json_internal.h"
 
 static const char *const engine_names[GPUPLAN_ENGINE_COUNT] = {
     [GPUPLAN_ENGINE_DEEPSPEED] = "deepspeed",

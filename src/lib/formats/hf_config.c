@@ -20,7 +20,7 @@
 
 #include "gpuplan/model.h"
 #include "gpuplan/units.h"
-#include "json_internal.h"
+#include "util/json_internal.h"
 
 /* Hard limits: far above any published model, low enough that no product overflows. */
 #define HF_MAX_WIDTH         (1ULL << 24) /* hidden, intermediate, vocab, heads, ranks */

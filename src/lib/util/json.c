@@ -1,14 +1,14 @@
 /*
  * json.c - the one JSON reader (see json_internal.h).
  */
-#include "json_internal.h"
+#include "util/json_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 enum gpuplan_status gpuplan_json_parse(const uint8_t *data,
                                        size_t len,

@@ -15,9 +15,9 @@
 #include "gpuplan/dtype.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/units.h"
-#include "json_internal.h"
+#include "util/json_internal.h"
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 #define JSON_FLAGS (JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII)
 

@@ -7,14 +7,14 @@
  * state; it never allocates (gpuplan_json_scan_double may, for a number
  * longer than 63 bytes).
  */
-#include "json_scan.h"
+#include "util/json_scan_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 enum {
     S_VALUE,        /* a value must follow (top level, after ':' or ',' in an array) */

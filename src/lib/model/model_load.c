@@ -24,12 +24,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gguf.h"
+#include "formats/gguf_internal.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/model.h"
 #include "gpuplan/units.h"
-#include "json_internal.h"
-#include "safetensors.h"
+#include "util/json_internal.h"
+#include "formats/safetensors_internal.h"
 
 #define GGUF_FIRST_READ_BYTES (16ULL * GPUPLAN_BYTES_PER_MIB)
 #define GGUF_MAX_READ_BYTES   (512ULL * GPUPLAN_BYTES_PER_MIB)

@@ -9,7 +9,7 @@
  * Not here: loading or validating the catalog (catalog.c).
  */
 #include "gpuplan/render.h"
-#include "json_internal.h"
+#include "util/json_internal.h"
 
 #include <jansson.h>
 #include <stdarg.h>

@@ -6,7 +6,7 @@
  */
 #include "gpuplan/error.h"
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

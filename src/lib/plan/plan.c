@@ -36,7 +36,7 @@
 #include "gpuplan/throughput.h"
 #include "gpuplan/units.h"
 
-#include "i18n_internal.h"
+#include "util/i18n_internal.h"
 
 /*
  * Server-spec assumptions (docs/planner.md):
