@@ -39,7 +39,7 @@ WARN := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing
         -Wvla -Wwrite-strings -Wformat=2 -Wcast-qual -Werror
 OPT  ?= -O2 -g
 
-PKGS        := jansson libmicrohttpd
+PKGS        := jansson libmicrohttpd yaml-0.1
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null)

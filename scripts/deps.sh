@@ -1,24 +1,37 @@
 #!/bin/sh
 # Ensure the Debian packages gpuplan builds and tests with are present.
-# Usage: scripts/deps.sh [build|test|bench|fuzz|browser]...
-# As root, installs what is missing with apt-get; otherwise prints the exact
-# apt-get line and fails. Used by `make demo` and `make check` alike.
+# Usage: scripts/deps.sh [build|test|bench|fuzz|browser|slurm]...
+# Each group names every Debian package it needs explicitly (nothing is left
+# to arrive as a recommendation or a dependency of another package). Only the
+# missing ones are installed: as root with apt-get, naming them first; otherwise
+# the exact apt-get line is printed and the script fails. Used by `make demo`
+# and `make check` alike.
 set -eu
 
 need=""
-add() { need="$need $1"; }
+add() { case " $need " in *" $1 "*) ;; *) need="$need $1" ;; esac; }
 
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+# have_deb PKG: the Debian package is installed (dpkg-query), for packages that
+# install no command and no .pc file.
+have_deb() {
+    command -v dpkg-query >/dev/null 2>&1 || return 0
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
 
 command -v pkg-config >/dev/null 2>&1 || add pkg-config
 command -v cc >/dev/null 2>&1 || add gcc
 command -v make >/dev/null 2>&1 || add make
+# The C library's headers and crt files: gcc alone does not bring them.
+[ -e /usr/include/stdio.h ] || add libc6-dev
+have_deb libc6-dev || add libc6-dev
 
 for what in "$@"; do
     case "$what" in
     build)
         have_pc jansson || add libjansson-dev
         have_pc libmicrohttpd || add libmicrohttpd-dev
+        have_pc yaml-0.1 || add libyaml-dev
         command -v xgettext >/dev/null 2>&1 || add gettext
         ;;
     test)
@@ -54,6 +67,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq >&2 || true
     # shellcheck disable=SC2086
     apt-get install -y -qq --no-install-recommends $need >&2
+    echo "gpuplan: installed:$need" >&2
     exit 0
 fi
 echo "gpuplan: error: missing Debian packages:$need" >&2
