@@ -118,6 +118,9 @@ struct gpuplan_arch {
 struct gpuplan_model {
     char id[128];     /* catalog id or file base name */
     char source[512]; /* path, or the catalog record's source */
+    char hub_id[200]; /* Hugging Face Hub id when known ("meta-llama/Llama-3.1-8B"), else "" */
+    /* How a Hub id was resolved ("'X' is catalog model 'y'"), for a note; "" when not one. */
+    char resolved_note[448];
     char format[16];  /* "catalog", "config", "safetensors", "index", "gguf", "dir" */
     bool has_arch;    /* arch below is filled */
     struct gpuplan_arch arch;
@@ -198,5 +201,20 @@ enum gpuplan_status gpuplan_model_load(struct gpuplan_model *model,
                                        const char *name_or_path,
                                        const struct gpuplan_catalog *catalog,
                                        struct gpuplan_error *err);
+
+/*
+ * As gpuplan_model_load, and a Hugging Face Hub id ("Org/Name") that is not a
+ * path resolves, in order, to the catalog model whose hf_repo matches
+ * (case-insensitive; an -Instruct/-Chat/-it variant maps to its base), then to
+ * the snapshot of refs/main in the Hugging Face cache `hub_cache_dir` (the
+ * CLI passes $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub;
+ * NULL searches no cache). Never the network. model->resolved_note says what
+ * was chosen; a miss says where it looked.
+ */
+enum gpuplan_status gpuplan_model_load_hub(struct gpuplan_model *model,
+                                           const char *name_or_path,
+                                           const struct gpuplan_catalog *catalog,
+                                           const char *hub_cache_dir,
+                                           struct gpuplan_error *err);
 
 #endif

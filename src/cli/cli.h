@@ -50,6 +50,17 @@ int cli_parse_common(int argc,
 /* "--name value" or "--name=value" at argv[*i]; *matched tells whether it was this option. */
 const char *cli_option_value(int argc, char **argv, int *i, const char *name, bool *matched);
 
+/*
+ * Load MODEL as every command takes it (catalog id, path, or Hugging Face Hub
+ * id resolved through the catalog and the local cache: $HF_HUB_CACHE, else
+ * $HF_HOME/hub, else ~/.cache/huggingface/hub); prints how a Hub id was
+ * resolved as a note on stderr.
+ */
+enum gpuplan_status cli_load_model(struct gpuplan_model *model,
+                                   const char *name,
+                                   const struct gpuplan_catalog *catalog,
+                                   struct gpuplan_error *err);
+
 /* `gpuplan estimate`: memory per GPU and host (cmd_estimate.c). */
 int cmd_estimate(int argc, char **argv);
 /* `gpuplan recommend`: the planner (cmd_recommend.c). */

@@ -18,7 +18,8 @@ static void print_help(void)
 {
     fputs(
         _("usage: gpuplan estimate MODEL [OPTIONS]\n\n"
-          "Estimate GPU and host memory to fine-tune or serve MODEL (a catalog id or a config.json).\n"
+          "Estimate GPU and host memory to fine-tune or serve MODEL (a catalog id, a Hugging Face\n"
+          "Hub id or a path, as for 'gpuplan inspect').\n"
           "With --gpu, also the step time, tokens/s, MFU and bottleneck (serving: prefill, decode,\n"
           "time to first token), the time to train --tokens N (or --dataset-tokens N) x --epochs,\n"
           "and its cloud cost at the catalog's on-demand rate.\n\n"
@@ -45,7 +46,7 @@ static enum gpuplan_status load_model(struct gpuplan_model *model,
                                       const struct gpuplan_catalog *catalog,
                                       struct gpuplan_error *err)
 {
-    const enum gpuplan_status st = gpuplan_model_load(model, name, catalog, err);
+    const enum gpuplan_status st = cli_load_model(model, name, catalog, err);
     if (st == GPUPLAN_OK && !model->id[0])
         snprintf(model->id, sizeof model->id, "%s", name);
     return st;

@@ -15,9 +15,12 @@ static const char inspect_help[] =
        "Print a model's architecture, exact parameter counts (total, active per token for\n"
        "MoE), a breakdown by role, and bytes by dtype on disk, read from headers only.\n"
        "\n"
-       "MODEL is a catalog id (see 'gpuplan models'), or a path to a config.json, a\n"
-       "*.safetensors file, a model.safetensors.index.json, a *.gguf file, or a directory\n"
-       "holding config.json and weights.\n"
+       "MODEL is a catalog id (see 'gpuplan models'), a Hugging Face Hub id (ORG/NAME,\n"
+       "resolved through the catalog's repositories, then the local Hugging Face cache:\n"
+       "$HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; never the\n"
+       "network), or a path to a config.json, a *.safetensors file, a\n"
+       "model.safetensors.index.json, a *.gguf file, or a directory holding config.json\n"
+       "and weights.\n"
        "\n"
        "options:\n"
        "  --format text|json  output format (default text)\n"
@@ -41,7 +44,7 @@ int cmd_inspect(int argc, char **argv)
     gpuplan_buf_init(&out, 0);
     int exit_code = CLI_OK;
     if (gpuplan_catalog_load(&catalog, common.catalog_dir, &err) ||
-        gpuplan_model_load(&model, model_arg, catalog, &err) ||
+        cli_load_model(&model, model_arg, catalog, &err) ||
         gpuplan_render_inspect(&model, common.format == GPUPLAN_FORMAT_JSON, &out, &err)) {
         exit_code = cli_report(&err);
         goto out;

@@ -277,7 +277,7 @@ int cmd_recommend(int argc, char **argv)
         goto out;
     }
     if (gpuplan_catalog_load(&catalog, catalog_dir, &err) != GPUPLAN_OK ||
-        gpuplan_model_load(&model, model_name, catalog, &err) != GPUPLAN_OK ||
+        cli_load_model(&model, model_name, catalog, &err) != GPUPLAN_OK ||
         restrict_to_local(catalog, &req, &err) != GPUPLAN_OK ||
         gpuplan_plan_run(&model, catalog, &req, result, &err) != GPUPLAN_OK) {
         rc = cli_report(&err);

@@ -278,6 +278,74 @@ static void test_catalog(void **state)
     gpuplan_catalog_free(catalog);
 }
 
+/* Hub ids: catalog hf_repo (case-insensitive), tuned variants, the HF cache layout. */
+static void test_hub_ids(void **state)
+{
+    (void)state;
+    struct gpuplan_catalog *catalog = NULL;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_catalog_load(&catalog, NULL, &err), GPUPLAN_OK);
+    struct gpuplan_model m;
+    static const struct {
+        const char *hub_id, *catalog_id;
+    } cases[] = {
+        { "meta-llama/Llama-3.1-8B", "llama-3.1-8b" },
+        { "META-LLAMA/llama-3.1-8b", "llama-3.1-8b" },
+        { "meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b" },
+        { "mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3" },
+        { "google/gemma-3-12b-it", "gemma-3-12b" },
+        { "meta-llama/Llama-2-7b-chat-hf", "llama-2-7b" },
+        { "meta-llama/Llama-3.3-70B-Instruct", "llama-3.3-70b" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (gpuplan_model_load_hub(&m, cases[i].hub_id, catalog, NULL, &err) != GPUPLAN_OK)
+            fail_msg("%s: %s", cases[i].hub_id, err.message);
+        assert_string_equal(m.id, cases[i].catalog_id);
+        assert_true(m.resolved_note[0] != '\0');
+        gpuplan_model_release(&m);
+    }
+    /* Not in the catalog, no cache given: the message says where it looked. */
+    assert_int_equal(gpuplan_model_load_hub(&m, "acme/Tiny-Llama-1B", catalog, NULL, &err),
+                     GPUPLAN_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "no catalog model has hf_repo"));
+    assert_non_null(strstr(err.hint, "huggingface-cli download acme/Tiny-Llama-1B config.json"));
+    /* The cache fixture: refs/main -> snapshots/HASH/config.json (a symlink to a blob). */
+    assert_int_equal(gpuplan_model_load_hub(&m, "acme/Tiny-Llama-1B", catalog,
+                                            fixture_path("hf-cache"), &err),
+                     GPUPLAN_OK);
+    assert_string_equal(m.id, "acme/Tiny-Llama-1B");
+    assert_string_equal(m.format, "hf-cache");
+    assert_int_equal(m.n_params_total, 1235814400ULL);
+    gpuplan_model_release(&m);
+    assert_int_equal(gpuplan_model_load_hub(&m, "Acme/tiny-llama-1b", catalog,
+                                            fixture_path("hf-cache"), &err),
+                     GPUPLAN_OK);
+    gpuplan_model_release(&m);
+    /* No refs/main and exactly one snapshot: that snapshot. */
+    char hub[512];
+    (void)snprintf(hub, sizeof hub, "%s", make_dir("hub"));
+    make_dir("hub/models--org--one");
+    make_dir("hub/models--org--one/snapshots");
+    link_fixture(make_dir("hub/models--org--one/snapshots/abc123"), "hf-configs/llama-3.2-1b.json",
+                 "config.json");
+    assert_int_equal(gpuplan_model_load_hub(&m, "org/one", catalog, hub, &err), GPUPLAN_OK);
+    gpuplan_model_release(&m);
+    /* A hostile refs/main (a path, not a hash) is not followed. */
+    make_dir("hub/models--org--two");
+    make_dir("hub/models--org--two/refs");
+    write_text(hub, "models--org--two/refs/main", "../../../etc\n");
+    assert_int_equal(gpuplan_model_load_hub(&m, "org/two", catalog, hub, &err),
+                     GPUPLAN_ERR_NOT_FOUND);
+    /* Ids that are not Hub ids go to the path loader's message. */
+    assert_int_equal(gpuplan_model_load_hub(&m, "org/../x", catalog, hub, &err),
+                     GPUPLAN_ERR_NOT_FOUND);
+    assert_int_equal(gpuplan_model_load_hub(&m, "org/x.json", catalog, hub, &err),
+                     GPUPLAN_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "no such file or model"));
+    gpuplan_catalog_free(catalog);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_index_alone),     cmocka_unit_test(test_index_partial),
         cmocka_unit_test(test_dir_with_shards), cmocka_unit_test(test_dir_single_files),
         cmocka_unit_test(test_failures),        cmocka_unit_test(test_catalog),
+        cmocka_unit_test(test_hub_ids),
     };
     return cmocka_run_group_tests(tests, make_root, remove_root);
 }

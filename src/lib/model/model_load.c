@@ -28,6 +28,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/model.h"
 #include "gpuplan/units.h"
+#include "model/model_internal.h"
 #include "util/json_internal.h"
 #include "formats/safetensors_internal.h"
 
@@ -593,13 +594,21 @@ static enum gpuplan_status load_catalog(struct gpuplan_model *model,
     enum gpuplan_status st = gpuplan_catalog_get_model(catalog, name, &record, err);
     if (st != GPUPLAN_OK)
         return st;
-    st = gpuplan_model_from_hf_config(model, (const uint8_t *)record->config_json,
-                                      record->config_json_len, record->id, err);
+    return gpuplan_model_load_catalog_record(model, record, err);
+}
+
+enum gpuplan_status gpuplan_model_load_catalog_record(struct gpuplan_model *model,
+                                                      const struct gpuplan_catalog_model *record,
+                                                      struct gpuplan_error *err)
+{
+    enum gpuplan_status st = gpuplan_model_from_hf_config(
+        model, (const uint8_t *)record->config_json, record->config_json_len, record->id, err);
     if (st != GPUPLAN_OK)
         return st;
     (void)snprintf(model->id, sizeof model->id, "%s", record->id);
     (void)snprintf(model->source, sizeof model->source, "%s", record->source);
     (void)snprintf(model->format, sizeof model->format, "catalog");
+    (void)snprintf(model->hub_id, sizeof model->hub_id, "%s", record->hf_repo);
     return GPUPLAN_OK;
 }
 
@@ -631,10 +640,32 @@ static enum gpuplan_status load_path(struct gpuplan_model *model,
     return gpuplan_model_finalize(model, err);
 }
 
+enum gpuplan_status gpuplan_model_load_snapshot(struct gpuplan_model *model,
+                                                const char *dir,
+                                                struct gpuplan_error *err)
+{
+    struct stat st_path;
+    if (stat(dir, &st_path) != 0)
+        return open_failed(dir, errno, err);
+    enum gpuplan_status st = load_path(model, dir, &st_path, err);
+    if (st == GPUPLAN_OK)
+        (void)snprintf(model->format, sizeof model->format, "hf-cache");
+    return st;
+}
+
 enum gpuplan_status gpuplan_model_load(struct gpuplan_model *model,
                                        const char *name_or_path,
                                        const struct gpuplan_catalog *catalog,
                                        struct gpuplan_error *err)
+{
+    return gpuplan_model_load_hub(model, name_or_path, catalog, NULL, err);
+}
+
+enum gpuplan_status gpuplan_model_load_hub(struct gpuplan_model *model,
+                                           const char *name_or_path,
+                                           const struct gpuplan_catalog *catalog,
+                                           const char *hub_cache_dir,
+                                           struct gpuplan_error *err)
 {
     gpuplan_model_init(model);
     if (!name_or_path || !*name_or_path)
@@ -644,6 +675,9 @@ enum gpuplan_status gpuplan_model_load(struct gpuplan_model *model,
     enum gpuplan_status st;
     if (stat(name_or_path, &st_path) == 0)
         st = load_path(model, name_or_path, &st_path, err);
+    else if ((errno == ENOENT || errno == ENOTDIR) && gpuplan_hub_id_valid(name_or_path) &&
+             !gpuplan_catalog_find_model(catalog, name_or_path))
+        st = gpuplan_model_load_hub_id(model, name_or_path, catalog, hub_cache_dir, err);
     else if (errno == ENOENT || errno == ENOTDIR)
         st = load_catalog(model, name_or_path, catalog, err);
     else

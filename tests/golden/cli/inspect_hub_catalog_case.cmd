@@ -1,0 +1,1 @@
+$GPUPLAN inspect Qwen/qwen2.5-7b
