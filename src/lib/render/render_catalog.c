@@ -19,7 +19,8 @@
 
 #include "gpuplan/units.h"
 
-#define CELL_BYTES 128
+/* One table cell: a catalog `source` or `notes` is at most 511 bytes (docs/catalog.md) + NUL. */
+#define CELL_BYTES 512
 /* Parameter-count display units (counts, not bytes). */
 #define PARAMS_PER_BILLION 1e9
 #define PARAMS_PER_MILLION 1e6
@@ -90,9 +91,20 @@ static void set_number(struct table *t, size_t row, size_t col, bool known, doub
         set_cell(t, row, col, "%.3g", value);
 }
 
-/* The first source entry (up to ';' or ' '), as a short reference. */
-static void set_short_source(struct table *t, size_t row, size_t col, const char *source)
+/*
+ * The source: whole in CSV and Markdown (files people keep and cite), and in
+ * the terminal's table the first entry (up to ';' or ' '), as a short reference.
+ */
+static void set_source(struct table *t,
+                       size_t row,
+                       size_t col,
+                       enum gpuplan_format format,
+                       const char *source)
 {
+    if (format != GPUPLAN_FORMAT_TEXT) {
+        set_cell(t, row, col, "%s", source);
+        return;
+    }
     size_t n = strcspn(source, "; ");
     if (n > 48)
         n = 48;
@@ -324,7 +336,7 @@ enum gpuplan_status gpuplan_render_gpus(const struct gpuplan_catalog *catalog,
             set_cell(&t, r, 11, "%.2f", g->cloud_usd_per_hour);
         else
             set_cell(&t, r, 11, "-");
-        set_short_source(&t, r, 12, g->source);
+        set_source(&t, r, 12, format, g->source);
     }
     emit_table(&t, format, "gpuplan-gpus", out);
     free(t.cells);
@@ -366,7 +378,7 @@ enum gpuplan_status gpuplan_render_models(const struct gpuplan_catalog *catalog,
         set_cell(&t, r, 2, "%s", m->family);
         set_params(&t, r, 3, m->params_published);
         set_cell(&t, r, 4, "%s", m->hf_repo);
-        set_short_source(&t, r, 5, m->source);
+        set_source(&t, r, 5, format, m->source);
     }
     emit_table(&t, format, "gpuplan-models", out);
     free(t.cells);
