@@ -42,9 +42,12 @@ for what in "$@"; do
         [ -e /usr/share/i18n/locales/de_DE ] || add locales
         ;;
     browser)
+        # tests/browser/harness.py: Debian's selenium under Debian's own
+        # /usr/bin/python3 (not whatever python3 comes first on PATH).
         command -v chromium >/dev/null 2>&1 || add chromium
-        command -v node >/dev/null 2>&1 || add nodejs
-        command -v npm >/dev/null 2>&1 || add npm
+        command -v chromedriver >/dev/null 2>&1 || add chromium-driver
+        [ -x /usr/bin/python3 ] || add python3
+        /usr/bin/python3 -c 'import selenium.webdriver' 2>/dev/null || add python3-selenium
         ;;
     bench)
         command -v wrk >/dev/null 2>&1 || add wrk
