@@ -72,6 +72,9 @@ all: deps $(BUILD)/gpuplan
 # Installs missing Debian packages (as root) or says how.
 deps:
 	@scripts/deps.sh build
+# The browser group (chromium, chromium-driver, python3-selenium) is installed by
+# tests/suites/browser.sh itself, so that where it cannot be (no root, no network)
+# that suite is skipped with a note instead of failing the whole check.
 deps-test:
 	@scripts/deps.sh build test
 

@@ -1,14 +1,23 @@
 #!/bin/sh
-# browser.sh - the page served by `gpuplan serve` in a real browser: Debian's
-# chromium, headless, driven by playwright-core (tests/browser/test.mjs).
-# Installs what it needs: `scripts/deps.sh browser` (chromium, nodejs, npm; as
-# root) and `npm ci --prefix tests/browser` when node_modules is missing.
-# Skips, with a "note:" line saying why, only when chromium cannot be
-# installed (no network, or no apt-get); every other problem is a failure.
-# Screenshots: $BUILD/browser/*.png. Ends with "N passed, N failed".
+# browser.sh - the pages served by `gpuplan serve` in a real browser, with
+# Debian's packages only: chromium, headless, driven through chromium-driver
+# (/usr/bin/chromedriver) by python3-selenium under Debian's /usr/bin/python3
+# (not whatever python3 comes first on PATH). tests/browser/harness.py holds
+# the helpers; every tests/browser/test_*.py is run (test_page.py: the main
+# page; test_harness.py: a smoke test of each helper) and its counts added up.
+#
+# Installs what is missing with `scripts/deps.sh browser` (as root). Skips,
+# with one "note:" line saying what is missing and how to install it, only
+# when that cannot be done (not root, no network, no apt-get); every other
+# problem is a failure. Screenshots and PDFs: $BUILD/browser/.
+# CHROMIUM, CHROMEDRIVER, BROWSER_PYTHON override the three paths.
+# Ends with "N passed, N failed".
 set -u
 BUILD=${BUILD:-build}
-DIR=tests/browser
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
+PYTHON=${BROWSER_PYTHON:-/usr/bin/python3}
+export BUILD CHROMIUM CHROMEDRIVER
 
 fail() {
     echo "FAIL browser: $1"
@@ -18,34 +27,66 @@ fail() {
 
 [ -x "$BUILD/gpuplan" ] || fail "no binary at $BUILD/gpuplan; run make BUILD=$BUILD first"
 
-if ! command -v chromium >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1 ||
-    ! command -v npm >/dev/null 2>&1; then
-    if [ "$(id -u)" != 0 ]; then
-        scripts/deps.sh browser
-        fail "chromium, nodejs and npm are needed; install them as root (scripts/deps.sh browser)"
+# missing: the Debian packages (with the path looked for) that are not there.
+missing() {
+    m=""
+    [ -x "$CHROMIUM" ] || m="$m chromium ($CHROMIUM)"
+    [ -x "$CHROMEDRIVER" ] || m="$m chromium-driver ($CHROMEDRIVER)"
+    if [ ! -x "$PYTHON" ]; then
+        m="$m python3 ($PYTHON)"
+    elif ! "$PYTHON" -c 'import selenium.webdriver' 2>/dev/null; then
+        m="$m python3-selenium (for $PYTHON)"
     fi
+    echo "$m"
+}
+
+lack=$(missing)
+if [ -n "$lack" ]; then
     deps_log=$(mktemp)
-    if ! scripts/deps.sh browser >"$deps_log" 2>&1 || ! command -v chromium >/dev/null 2>&1; then
-        echo "note: browser: skipped: chromium cannot be installed here (apt-get failed: no network?)"
-        sed 's/^/note: browser:   /' "$deps_log" | tail -n 3
+    scripts/deps.sh browser >"$deps_log" 2>&1
+    deps_rc=$?
+    grep '^gpuplan: install' "$deps_log"
+    lack=$(missing)
+    if [ -n "$lack" ]; then
+        if [ "$deps_rc" = 0 ]; then
+            why="scripts/deps.sh finds the packages installed: check CHROMIUM, CHROMEDRIVER, BROWSER_PYTHON"
+        elif [ "$(id -u)" != 0 ]; then
+            why="not root, so not installed"
+        elif ! command -v apt-get >/dev/null 2>&1; then
+            why="no apt-get here"
+        else
+            why="apt-get failed (no network?): $(grep -v '^gpuplan:' "$deps_log" | tail -n 1)"
+        fi
         rm -f "$deps_log"
+        echo "note: browser: skipped: missing$lack; $why; to install, as root: scripts/deps.sh browser (apt-get install -y chromium chromium-driver python3-selenium)"
         echo "0 passed, 0 failed"
         exit 0
     fi
     rm -f "$deps_log"
 fi
-command -v node >/dev/null 2>&1 || fail "chromium is installed but node is not (scripts/deps.sh browser)"
 
-if [ ! -d "$DIR/node_modules/playwright-core" ]; then
-    npm ci --prefix "$DIR" --no-audit --no-fund --loglevel=error ||
-        fail "npm ci --prefix $DIR failed (the npm registry is needed once)"
-fi
-
-BUILD=$BUILD node "$DIR/test.mjs"
-rc=$?
-# test.mjs prints its own final "N passed, N failed"; a crash before it does is one failure.
-[ "$rc" = 0 ] || [ "$rc" = 1 ] || {
-    echo "FAIL browser: test.mjs exited with status $rc"
-    echo "0 passed, 1 failed"
-}
-exit "$rc"
+passed=0
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+for t in tests/browser/test_*.py; do
+    [ -f "$t" ] || continue
+    # -B: no __pycache__ in the source tree. A hung browser is a failure, not a hang.
+    timeout 300 "$PYTHON" -B "$t" >"$log" 2>&1
+    rc=$?
+    # Each file's own total, named, so that the last bare total is this suite's.
+    sed -E "s/^([0-9]+ passed, [0-9]+ failed)\$/${t##*/}: \1/" "$log"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+    p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
+    f=$(echo "$line" | sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p')
+    p=${p:-0}
+    f=${f:-0}
+    if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+        echo "FAIL browser: $t exited with status $rc"
+        f=1
+    fi
+    passed=$((passed + p))
+    failed=$((failed + f))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
