@@ -327,7 +327,7 @@ class Browser:
         self._drain()
         self._events = []
 
-    def requests(self, since_mark=True):
+    def requests(self):
         """The HTTP requests the tabs sent since mark(): dicts with url, method,
         post (the body as text, or None), type (Document, Fetch...)."""
         self._drain()
