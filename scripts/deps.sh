@@ -1,6 +1,6 @@
 #!/bin/sh
 # Ensure the Debian packages gpuplan builds and tests with are present.
-# Usage: scripts/deps.sh [build|test|bench|fuzz|browser|slurm]...
+# Usage: scripts/deps.sh [build|test|bench|fuzz|browser]...
 # Each group names every Debian package it needs explicitly (nothing is left
 # to arrive as a recommendation or a dependency of another package). Only the
 # missing ones are installed: as root with apt-get, naming them first; otherwise
