@@ -5,7 +5,9 @@
 # understood), enums within their sets, numbers that parse, a source on
 # every row, and the cross-field rules (a memory number has a unit and a
 # kind, an OOM row has no number, usable=no says why in notes, a row with
-# no catalog model is not usable). One check for the header of each file,
+# no catalog model is not usable; dp x tp x pp x cp = n_gpus; ep divides
+# n_gpus / pp; vpp > 1 only with pp > 1; an empty stack/ep/vpp/dp is said
+# in ambiguity as "<column> n/s"). One check for the header of each file,
 # then one check per row. POSIX sh + awk only.
 # Usage: tests/suites/measurements_csv.sh [FILE.csv ...]
 set -u
@@ -68,7 +70,7 @@ function number(col,    v) {
     if (v !~ /^[0-9]+(\.[0-9]+)?$/ || v + 0 <= 0) problem(col " \047" v "\047 is not a number > 0")
 }
 BEGIN {
-    header = "row_id,source,kind,model,model_ref,method,precision,optimizer,optim_in_bwd,seq_len,micro_batch,grad_accum,grad_ckpt,attention,lora_rank,lora_targets,quant,act_offload,packed,compile,chunked_ce,gpu,gpu_ref,n_gpus,nodes,sharding,offload,tp,pp,cp,memory_value,memory_unit,memory_kind,outcome,tokens_per_s_per_gpu,throughput_kind,step_time_s,mfu,usable,ambiguity,notes,measured_date,keep_outputs,base_fp32,fsdp_wrap,host_ram_gb,lora_dropout"
+    header = "row_id,source,kind,model,model_ref,method,precision,optimizer,optim_in_bwd,seq_len,micro_batch,grad_accum,grad_ckpt,attention,lora_rank,lora_targets,quant,act_offload,packed,compile,chunked_ce,gpu,gpu_ref,n_gpus,nodes,sharding,offload,tp,pp,cp,memory_value,memory_unit,memory_kind,outcome,tokens_per_s_per_gpu,throughput_kind,step_time_s,mfu,usable,ambiguity,notes,measured_date,keep_outputs,base_fp32,fsdp_wrap,host_ram_gb,lora_dropout,stack,ep,vpp,dp"
     ncols = split(header, names, ",")
     for (k = 1; k <= ncols; k++) ix[names[k]] = k
     P = 0; F = 0
@@ -87,7 +89,7 @@ $0 == "" { next }
     if (n < 0) problem("unterminated quoted field (fields must not span lines)")
     else if (n != ncols) problem(n " fields; the header has " ncols)
     else {
-        if (id !~ /^(GT-[0-9]+[a-z]?|GPU-[0-9]+)$/) problem("row_id \047" id "\047 is not GT-<n>[a-z] or GPU-<n>")
+        if (id !~ /^(GT-[0-9]+[a-z]?|NT-[0-9]+[a-z]?|GPU-[0-9]+)$/) problem("row_id \047" id "\047 is not GT-<n>[a-z], NT-<n>[a-z] or GPU-<n>")
         if (id in seen) problem("row_id repeats line " seen[id])
         seen[id] = NR
         if (f[ix["source"]] == "") problem("source is empty")
@@ -118,6 +120,20 @@ $0 == "" { next }
         integer("seq_len", 0); integer("micro_batch", 0); integer("grad_accum", 0)
         integer("lora_rank", 0); integer("n_gpus", 1); integer("nodes", 0)
         integer("tp", 0); integer("pp", 0); integer("cp", 0)
+        integer("ep", 0); integer("vpp", 0); integer("dp", 0)
+        enum("stack", "hf-trainer trl axolotl llama-factory unsloth torchtune torchtitan litgpt deepspeed megatron ms-swift xtuner colossalai liger accelerate other", 0)
+        if (f[ix["stack"]] == "" && f[ix["ambiguity"]] !~ /stack n\/s/) problem("stack is empty and ambiguity does not say \047stack n/s\047")
+        if (f[ix["ep"]] == "" && f[ix["ambiguity"]] !~ /ep n\/s/) problem("ep is empty and ambiguity does not say \047ep n/s\047")
+        if (f[ix["vpp"]] == "" && f[ix["ambiguity"]] !~ /vpp n\/s/) problem("vpp is empty and ambiguity does not say \047vpp n/s\047")
+        if (f[ix["dp"]] == "" && f[ix["ambiguity"]] !~ /dp n\/s/) problem("dp is empty and ambiguity does not say \047dp n/s\047")
+        # world size = dp x tp x pp x cp; experts fold over the non-pipeline ranks (ep divides n_gpus / pp)
+        g = f[ix["n_gpus"]] + 0; t = (f[ix["tp"]] == "" ? 1 : f[ix["tp"]] + 0)
+        pq = (f[ix["pp"]] == "" ? 1 : f[ix["pp"]] + 0); c = (f[ix["cp"]] == "" ? 1 : f[ix["cp"]] + 0)
+        if (f[ix["dp"]] != "" && g > 0 && f[ix["dp"]] * t * pq * c != g)
+            problem("dp " f[ix["dp"]] " x tp " t " x pp " pq " x cp " c " != n_gpus " g)
+        if (f[ix["ep"]] != "" && g > 0 && f[ix["ep"]] + 0 >= 1 && (g / pq) % f[ix["ep"]] != 0)
+            problem("ep " f[ix["ep"]] " does not divide n_gpus / pp = " g / pq)
+        if (f[ix["vpp"]] != "" && f[ix["vpp"]] + 0 > 1 && pq < 2) problem("vpp " f[ix["vpp"]] " without pipeline parallelism")
         number("memory_value"); number("tokens_per_s_per_gpu"); number("step_time_s"); number("mfu")
         if (f[ix["mfu"]] != "" && f[ix["mfu"]] + 0 > 1) problem("mfu \047" f[ix["mfu"]] "\047 is not a fraction <= 1")
         mem = f[ix["memory_value"]]
