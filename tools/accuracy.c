@@ -5,24 +5,33 @@
  * predict, and compare with the published figure by memory kind:
  *   allocated, active -> peak_allocated;  reserved -> peak_reserved;
  *   smi -> device_total (reserved + CUDA context + NCCL);
- *   unknown -> two rules, both printed:
- *     "band" (the gated rule): the source did not say which figure it
- *       reports, so any of PyTorch's allocated peak, its reserved peak, or
- *       the device total nvidia-smi shows is a correct reading; the error
- *       is 0 when the figure lies in [predicted allocated, predicted device
- *       total] and the distance to the nearer end otherwise;
- *     "reserved": compared with predicted reserved alone (stricter, shown
- *       for comparison).
- * Rows measured with torch.compile are scored like the others (the model
- * derives what AOTAutograd's partitioner saves, docs/formulas.md
- * "torch.compile") and also summarised apart.
- * OOM rows are right when the prediction exceeds the GPU; "fits" rows when
- * it does not. Rows with options gpuplan does not model are excluded with
- * the reason. The simple rules users rely on (LlamaFactory's table, 18
- * B/param, accelerate's estimate-memory) are scored on the same rows.
+ *   unknown -> peak_reserved (the headline "reserved rule"). The "band rule"
+ *     (0 when the figure lies anywhere in [predicted allocated, predicted
+ *     device total], else the distance to the nearer end) is printed as a
+ *     secondary line only: a band lets an unknown figure count as exact.
+ * The headline is out of sample (leave-one-source-out, scoring.h). The
+ * memory model fits no constant to these rows (src/lib/estimate/
+ * memory_model.c: the CUDA context, NCCL buffers and allocator slack are
+ * stated assumptions; docs/validation.md), so its out-of-sample predictions
+ * equal the in-sample ones, and the tool says so. What is fitted here are the
+ * 80 % intervals: per class (stack x method x memory kind, backing off below
+ * SC_MIN_CLASS_ROWS rows), from the residuals, and their coverage is scored
+ * with each row's source family left out. Tables per stack, method, memory
+ * kind and source family give the sign of the error (under-prediction is the
+ * dangerous direction). OOM rows are right when the prediction exceeds the
+ * GPU; "fits" rows when it does not. Rows with options gpuplan does not model
+ * (DoRA, context or expert parallelism) are excluded with the reason. The
+ * simple rules users rely on (LlamaFactory's table, 18 B/param, accelerate's
+ * estimate-memory) are scored on the same rows.
  *
- * usage: accuracy [--csv FILE] [--catalog DIR] [--max-median PCT --max-p90 PCT] [--verbose]
- * Exit 0; with thresholds, prints "N passed, N failed" and exits 1 on failure.
+ * usage: accuracy [--csv FILE] [--catalog DIR] [--verbose]
+ *                 [--max-median PCT] [--max-p90 PCT] [--min-coverage PCT]
+ *                 [--max-gt-band-median PCT] [--max-gt-band-p90 PCT]
+ *                 [--target-median PCT] [--target-p90 PCT] [--target-coverage PCT]
+ *                 [--write-intervals FILE --stamp TEXT] [--check-intervals FILE]
+ * --max-* / --min-* / --check-intervals are gates: "suite:" lines, then
+ * "N passed, N failed", exit 1 on a failure. --target-* only print whether the
+ * issue's targets are met (exit 0: `make accuracy` is a report).
  */
 #include <limits.h>
 #include <math.h>
@@ -36,6 +45,7 @@
 #include "gpuplan/job.h"
 #include "gpuplan/model.h"
 #include "gpuplan/units.h"
+#include "scoring.h"
 
 /* CSV cells were checked by tests/suites/measurements_csv.sh; an empty or bad cell reads 0. */
 static int csv_int(const char *text)
@@ -136,30 +146,6 @@ static const char *col(const struct header *h, const struct csv_row *r, const ch
     return "";
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of a sorted array. */
-static double percentile(const double *v, size_t n, double pct)
-{
-    if (n == 0)
-        return NAN;
-    size_t k = (size_t)ceil(pct / 100.0 * (double)n);
-    if (k < 1)
-        k = 1;
-    return v[k - 1];
-}
-
-static double median(const double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 static double unit_bytes(const char *unit)
 {
     if (strcmp(unit, "GB") == 0)
@@ -222,32 +208,49 @@ simple_rules(const struct gpuplan_model *m, const struct gpuplan_job *job, doubl
     return r;
 }
 
-struct tally {
-    double err[MAX_ROWS];
-    size_t n;
+/* Per scored row, beside its sc_row: what the secondary lines need. */
+struct mem_extra {
+    double band; /* band-rule absolute error (fraction) */
+    double lf, b18, acc;
+    double measured_gb, pred_gb;
+    bool compiled;
 };
 
-static void add(struct tally *t, double e)
+static struct sc_row rows[SC_MAX_ROWS];
+static struct mem_extra extra[SC_MAX_ROWS];
+static bool take[SC_MAX_ROWS];
+
+/* Absolute-error statistics (median, p90) of one side array over the rows `take` selects. */
+static void print_abs(const char *label, const double *v, size_t n, const bool *sel)
 {
-    if (t->n < MAX_ROWS)
-        t->err[t->n++] = e;
+    static double a[SC_MAX_ROWS];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!sel || sel[i])
+            a[k++] = v[i];
+    }
+    qsort(a, k, sizeof a[0], sc_cmp_double);
+    printf("  %-40s rows %3zu  median %6.1f %%  p90 %6.1f %%\n", label, k, 100.0 * sc_median(a, k),
+           100.0 * sc_percentile(a, k, 90.0));
 }
 
-static void summary(const char *name, struct tally *t, double *med_out, double *p90_out)
+static void select_new(size_t n, int which) /* 0 all, 1 NT rows, 2 GT rows */
 {
-    qsort(t->err, t->n, sizeof t->err[0], cmp_double);
-    const double med = median(t->err, t->n), p90 = percentile(t->err, t->n, 90.0);
-    printf("  %-42s rows %3zu  median %6.1f %%  p90 %6.1f %%\n", name, t->n, med, p90);
-    if (med_out)
-        *med_out = med;
-    if (p90_out)
-        *p90_out = p90;
+    for (size_t i = 0; i < n; i++)
+        take[i] = which == 0 || (which == 1) == rows[i].is_new;
+}
+
+static double opt_pct(const char *text)
+{
+    return csv_double(text) / 100.0;
 }
 
 int main(int argc, char **argv)
 {
     const char *csv_path = "validation/measurements.csv", *catalog_dir = NULL;
-    double max_median = -1.0, max_p90 = -1.0;
+    const char *write_path = NULL, *check_path = NULL, *stamp = "";
+    double max_median = -1.0, max_p90 = -1.0, min_cov = -1.0, max_gt_band_med = -1.0,
+           max_gt_band_p90 = -1.0, t_median = -1.0, t_p90 = -1.0, t_cov = -1.0;
     bool verbose = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--verbose") == 0)
@@ -259,9 +262,27 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--catalog") == 0)
             catalog_dir = argv[++i];
         else if (strcmp(argv[i], "--max-median") == 0)
-            max_median = csv_double(argv[++i]);
+            max_median = opt_pct(argv[++i]);
         else if (strcmp(argv[i], "--max-p90") == 0)
-            max_p90 = csv_double(argv[++i]);
+            max_p90 = opt_pct(argv[++i]);
+        else if (strcmp(argv[i], "--min-coverage") == 0)
+            min_cov = opt_pct(argv[++i]);
+        else if (strcmp(argv[i], "--max-gt-band-median") == 0)
+            max_gt_band_med = opt_pct(argv[++i]);
+        else if (strcmp(argv[i], "--max-gt-band-p90") == 0)
+            max_gt_band_p90 = opt_pct(argv[++i]);
+        else if (strcmp(argv[i], "--target-median") == 0)
+            t_median = opt_pct(argv[++i]);
+        else if (strcmp(argv[i], "--target-p90") == 0)
+            t_p90 = opt_pct(argv[++i]);
+        else if (strcmp(argv[i], "--target-coverage") == 0)
+            t_cov = opt_pct(argv[++i]);
+        else if (strcmp(argv[i], "--write-intervals") == 0)
+            write_path = argv[++i];
+        else if (strcmp(argv[i], "--check-intervals") == 0)
+            check_path = argv[++i];
+        else if (strcmp(argv[i], "--stamp") == 0)
+            stamp = argv[++i];
     }
     char *text = slurp(csv_path);
     if (!text) {
@@ -284,11 +305,12 @@ int main(int argc, char **argv)
     h.n = row.n;
     memcpy(h.names, row.field, sizeof(char *) * (size_t)row.n);
 
-    static struct tally primary, band, alloc_kind, reserved_kind, unknown_kind, lf, b18, acc, even,
-        odd, eager_band, compiled_band, host_ram;
+    size_t n = 0;
+    static double host_err[SC_MAX_ROWS];
+    size_t n_host = 0;
     int oom_right = 0, oom_total = 0, excluded = 0;
-    printf("%-8s %-15s %-6s %-9s %10s %10s %10s %10s %8s %8s  %s\n", "row", "model", "method",
-           "kind", "measured", "pred_alloc", "pred_res", "pred_dev", "res_err%", "band%",
+    printf("%-8s %-15s %-6s %-13s %-9s %9s %9s %9s %9s %8s %7s  %s\n", "row", "model", "method",
+           "stack", "kind", "measured", "pred_alloc", "pred_res", "pred_dev", "signed%", "band%",
            "llamafactory/18B/accelerate err%");
     while (p && (p = csv_next_row(p, &row)) != NULL) {
         if (row.n < h.n)
@@ -309,8 +331,10 @@ int main(int argc, char **argv)
             snprintf(why, sizeof why, "no model_ref");
         else if (!col(&h, &row, "seq_len")[0] || !col(&h, &row, "micro_batch")[0])
             snprintf(why, sizeof why, "seq_len or micro_batch n/s");
-        else if (strcmp(col(&h, &row, "cp"), "") != 0 && csv_int(col(&h, &row, "cp")) > 1)
-            snprintf(why, sizeof why, "context parallelism not modelled");
+        else if (csv_int(col(&h, &row, "cp")) > 1)
+            snprintf(why, sizeof why, "context parallelism not modelled (no cp job field)");
+        else if (csv_int(col(&h, &row, "ep")) > 1)
+            snprintf(why, sizeof why, "expert parallelism not modelled (no ep job field)");
         const struct gpuplan_catalog_model *cm =
             why[0] ? NULL : gpuplan_catalog_find_model(catalog, ref);
         if (!why[0] && (!cm || !cm->config_json))
@@ -389,14 +413,16 @@ int main(int argc, char **argv)
                 const bool oom = g->device_total_bytes > usable;
                 oom_total++;
                 oom_right += oom == want_oom;
-                printf("%-8s %-15s %-6s %-9s %10s %10.2f %10s  %s (48 GB GPU)\n", id, ref, method,
-                       outcome, "-", gpuplan_gb_from_bytes(g->device_total_bytes), "-",
+                printf("%-8s %-15s %-6s %-13s %-9s %9s %9.2f %9s  %s (48 GB GPU)\n", id, ref,
+                       method, col(&h, &row, "stack"), outcome, "-",
+                       gpuplan_gb_from_bytes(g->device_total_bytes), "-",
                        oom == want_oom ? "right" : "WRONG");
             } else {
                 oom_total++;
                 oom_right += rep->est.fits != want_oom;
-                printf("%-8s %-15s %-6s %-9s %10s %10.2f %10s  %s (usable %.1f GB)\n", id, ref,
-                       method, outcome, "-", gpuplan_gb_from_bytes(g->device_total_bytes), "-",
+                printf("%-8s %-15s %-6s %-13s %-9s %9s %9.2f %9s  %s (usable %.1f GB)\n", id, ref,
+                       method, col(&h, &row, "stack"), outcome, "-",
+                       gpuplan_gb_from_bytes(g->device_total_bytes), "-",
                        rep->est.fits != want_oom ? "right" : "WRONG",
                        gpuplan_gb_from_bytes(rep->est.gpu_usable_bytes));
             }
@@ -404,58 +430,65 @@ int main(int argc, char **argv)
             gpuplan_model_release(&model);
             continue;
         }
+        if (n >= SC_MAX_ROWS) {
+            free(rep);
+            gpuplan_model_release(&model);
+            break;
+        }
         const double measured =
             csv_double(col(&h, &row, "memory_value")) * unit_bytes(col(&h, &row, "memory_unit"));
         const double alloc = (double)g->peak_allocated_bytes, res = (double)g->peak_reserved_bytes;
         const double dev = (double)g->device_total_bytes;
+        struct sc_row *sr = &rows[n];
+        struct mem_extra *x = &extra[n];
+        memset(sr, 0, sizeof *sr);
+        snprintf(sr->id, sizeof sr->id, "%s", id);
+        sc_family(col(&h, &row, "source"), sr->family, sizeof sr->family);
+        snprintf(sr->stack, sizeof sr->stack, "%s",
+                 col(&h, &row, "stack")[0] ? col(&h, &row, "stack") : "unknown");
+        snprintf(sr->method, sizeof sr->method, "%s", method);
+        sr->is_new = strncmp(id, "NT-", 3) == 0;
         double pred = res;
-        struct tally *by_kind = &unknown_kind;
-        const bool unknown = strcmp(kind, "unknown") == 0;
         if (strcmp(kind, "allocated") == 0 || strcmp(kind, "active") == 0) {
             pred = alloc;
-            by_kind = &alloc_kind;
-        } else if (strcmp(kind, "reserved") == 0) {
-            by_kind = &reserved_kind;
+            snprintf(sr->kind, sizeof sr->kind, "allocated");
         } else if (strcmp(kind, "smi") == 0) {
             pred = dev;
-            by_kind = &reserved_kind;
+            snprintf(sr->kind, sizeof sr->kind, "smi");
+        } else {
+            snprintf(sr->kind, sizeof sr->kind, "%s",
+                     strcmp(kind, "reserved") == 0 ? "reserved" : "unknown");
         }
-        const double e = fabs(pred - measured) / measured * 100.0;
-        /* band rule: an unknown-kind figure may be allocated, reserved or nvidia-smi. */
-        double e_band = e;
+        /* No fitted memory constant: the out-of-sample prediction is the in-sample one. */
+        sr->err_in = sr->err_out = (pred - measured) / measured;
+        const bool unknown = strcmp(sr->kind, "unknown") == 0;
+        x->band = fabs(sr->err_in);
         if (unknown)
-            e_band = measured < alloc ? (alloc - measured) / measured * 100.0
-                     : measured > dev ? (measured - dev) / measured * 100.0
-                                      : 0.0;
+            x->band = measured < alloc ? (alloc - measured) / measured
+                      : measured > dev ? (measured - dev) / measured
+                                       : 0.0;
         const char *compile = col(&h, &row, "compile");
-        const bool is_compiled = strcmp(compile, "yes") == 0 || strcmp(compile, "blocks") == 0;
-        const int num = csv_int(id + (strncmp(id, "GT-", 3) == 0 ? 3 : 0));
+        x->compiled = strcmp(compile, "yes") == 0 || strcmp(compile, "blocks") == 0;
         const double n_shard = rep->est.shard_degree > 1 && job.sharding >= GPUPLAN_SHARDING_ZERO3
                                    ? (double)rep->est.shard_degree
                                    : 1.0;
         const struct rules rr = simple_rules(&model, &job, n_shard);
-        const double e_lf = fabs(rr.llamafactory - measured) / measured * 100.0;
-        const double e_18 = fabs(rr.bytes18 - measured) / measured * 100.0;
-        const double e_acc = fabs(rr.accelerate - measured) / measured * 100.0;
-        add(&primary, e);
-        add(&band, e_band);
-        add(by_kind, e);
-        add(is_compiled ? &compiled_band : &eager_band, e_band);
-        add(&lf, e_lf);
-        add(&b18, e_18);
-        add(&acc, e_acc);
-        /* even/odd split by the row number, for constants fitted on one half */
-        add(num % 2 == 0 ? &even : &odd, e_band);
-        printf("%-8s %-15s %-6s %-9s %10.2f %10.2f %10.2f %10.2f %8.1f %8.1f  %.0f/%.0f/%.0f%s%s\n",
-               id, ref, method, kind, measured / (double)GPUPLAN_BYTES_PER_GB,
+        x->lf = fabs(rr.llamafactory - measured) / measured;
+        x->b18 = fabs(rr.bytes18 - measured) / measured;
+        x->acc = fabs(rr.accelerate - measured) / measured;
+        n++;
+        printf("%-8s %-15s %-6s %-13s %-9s %9.2f %9.2f %9.2f %9.2f %+8.1f %7.1f  "
+               "%.0f/%.0f/%.0f%s%s\n",
+               id, ref, method, sr->stack, kind, measured / (double)GPUPLAN_BYTES_PER_GB,
                alloc / (double)GPUPLAN_BYTES_PER_GB, res / (double)GPUPLAN_BYTES_PER_GB,
-               dev / (double)GPUPLAN_BYTES_PER_GB, e, e_band, e_lf, e_18, e_acc,
-               is_compiled ? "  compile " : "", is_compiled ? compile : "");
+               dev / (double)GPUPLAN_BYTES_PER_GB, 100.0 * sr->err_in, 100.0 * x->band,
+               100.0 * x->lf, 100.0 * x->b18, 100.0 * x->acc, x->compiled ? "  compile " : "",
+               x->compiled ? compile : "");
         /* Host RAM, where the source gives it (not gated: the whole process's RSS). */
         const double host_gb = csv_double(col(&h, &row, "host_ram_gb"));
         if (host_gb > 0.0) {
             const double pred_gb = (double)rep->est.host_ram_bytes / (double)GPUPLAN_BYTES_PER_GB;
-            add(&host_ram, fabs(pred_gb - host_gb) / host_gb * 100.0);
+            host_err[n_host++] = fabs(pred_gb - host_gb) / host_gb;
             printf("         host RAM per node: measured %.0f GB, predicted %.1f GB (offloaded "
                    "states and pinned buffers)\n",
                    host_gb, pred_gb);
@@ -474,33 +507,133 @@ int main(int argc, char **argv)
         free(rep);
         gpuplan_model_release(&model);
     }
-    double med = 0, p90 = 0;
-    printf("\nsummary (absolute %% error; GB = 1e9 bytes in the table):\n");
-    summary("gpuplan (unknown -> [alloc,device] band)", &band, &med, &p90);
-    summary("gpuplan (unknown -> reserved)", &primary, NULL, NULL);
-    summary("  allocated/active rows", &alloc_kind, NULL, NULL);
-    summary("  reserved/smi rows", &reserved_kind, NULL, NULL);
-    summary("  unknown-kind rows", &unknown_kind, NULL, NULL);
-    summary("  even row ids (band)", &even, NULL, NULL);
-    summary("  odd row ids (band)", &odd, NULL, NULL);
-    summary("LlamaFactory table rule", &lf, NULL, NULL);
-    summary("18 B/param rule", &b18, NULL, NULL);
-    summary("accelerate estimate-memory", &acc, NULL, NULL);
-    summary("  eager rows (band)", &eager_band, NULL, NULL);
-    summary("  torch.compile rows (band)", &compiled_band, NULL, NULL);
-    summary("host RAM rows, not gated", &host_ram, NULL, NULL);
-    printf("  OOM/fits rows right: %d of %d; excluded rows: %d\n", oom_right, oom_total, excluded);
     gpuplan_catalog_free(catalog);
     free(text);
-    if (max_median < 0.0)
+
+    printf("\ncolumns: cp > 1 and ep > 1 rows are excluded (the job has no context- or "
+           "expert-parallel field); vpp is ignored (the extra in-flight micro-batches of an "
+           "interleaved schedule are not modelled); dp is not read (the job derives it from "
+           "n_gpus / (tp x pp)); stack is read for the tables and intervals only.\n");
+    printf("\nmemory, headline: reserved rule (unknown kind compared with predicted reserved), "
+           "signed error = (predicted - measured) / measured, GB = 1e9 bytes in the table.\n");
+    printf("note: the memory model fits no constant to these rows (CUDA context, NCCL buffers "
+           "and allocator slack are stated assumptions, src/lib/estimate/memory_model.c), so "
+           "every leave-one-source-out prediction equals the in-sample one: out of sample = in "
+           "sample for memory. The intervals below are fitted, and scored out of sample.\n");
+    select_new(n, 0);
+    const struct sc_stats in_all = sc_stats_of(rows, n, NULL, false);
+    const struct sc_stats out_all = sc_stats_of(rows, n, NULL, true);
+    sc_print_stats("in sample, all rows", in_all);
+    sc_print_stats("OUT OF SAMPLE, all rows (headline)", out_all);
+    select_new(n, 1);
+    sc_print_stats("  rows of the new sources (NT-)", sc_stats_of(rows, n, take, true));
+    select_new(n, 2);
+    sc_print_stats("  rows of the older sources (GT-)", sc_stats_of(rows, n, take, true));
+
+    printf("\nsecondary: band rule (an unknown-kind figure scores 0 anywhere in [predicted "
+           "allocated, predicted device total]; absolute error):\n");
+    static double band[SC_MAX_ROWS], lf[SC_MAX_ROWS], b18[SC_MAX_ROWS], acc[SC_MAX_ROWS];
+    for (size_t i = 0; i < n; i++) {
+        band[i] = extra[i].band;
+        lf[i] = extra[i].lf;
+        b18[i] = extra[i].b18;
+        acc[i] = extra[i].acc;
+    }
+    print_abs("band rule, all rows", band, n, NULL);
+    select_new(n, 2);
+    print_abs("band rule, GT- rows (the former gate set)", band, n, take);
+    static double gt_band[SC_MAX_ROWS];
+    size_t n_gt = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!rows[i].is_new)
+            gt_band[n_gt++] = band[i];
+    }
+    qsort(gt_band, n_gt, sizeof gt_band[0], sc_cmp_double);
+    const double gt_band_med = sc_median(gt_band, n_gt),
+                 gt_band_p90 = sc_percentile(gt_band, n_gt, 90.0);
+    for (size_t i = 0; i < n; i++)
+        take[i] = extra[i].compiled;
+    print_abs("band rule, torch.compile rows", band, n, take);
+    for (size_t i = 0; i < n; i++)
+        take[i] = !extra[i].compiled;
+    print_abs("band rule, eager rows", band, n, take);
+
+    sc_print_table("per stack", rows, n, SC_BY_STACK);
+    sc_print_table("per method", rows, n, SC_BY_METHOD);
+    sc_print_table("per memory kind (allocated includes active)", rows, n, SC_BY_KIND);
+    sc_print_table("per source family", rows, n, SC_BY_FAMILY);
+
+    printf("\nsimple rules on the same rows (absolute error):\n");
+    print_abs("LlamaFactory table rule", lf, n, NULL);
+    print_abs("18 B/param rule", b18, n, NULL);
+    print_abs("accelerate estimate-memory", acc, n, NULL);
+    print_abs("host RAM rows, not gated", host_err, n_host, NULL);
+    printf("  OOM/fits rows right: %d of %d; excluded rows: %d\n", oom_right, oom_total, excluded);
+
+    static char table[65536];
+    sc_interval_table("memory", rows, n, table, sizeof table);
+    sc_print_intervals(table);
+    const size_t n_cov = n;
+    const double cov = sc_print_coverage("memory", rows, n);
+
+    if (write_path) {
+        if (!sc_write_intervals(write_path, table, stamp)) {
+            fprintf(stderr, "accuracy: cannot write '%s'\n", write_path);
+            return 1;
+        }
+        printf("wrote %s\n", write_path);
+    }
+
+    if (t_median >= 0 || t_p90 >= 0 || t_cov >= 0) {
+        printf("\nissue targets (reported, not gated here):\n");
+        if (t_median >= 0)
+            printf("target: memory out-of-sample median %.1f %% (target <= %.0f %%): %s\n",
+                   100.0 * out_all.median_abs, 100.0 * t_median,
+                   out_all.median_abs <= t_median ? "met" : "NOT MET");
+        if (t_p90 >= 0)
+            printf("target: memory out-of-sample p90 %.1f %% (target <= %.0f %%): %s\n",
+                   100.0 * out_all.p90_abs, 100.0 * t_p90,
+                   out_all.p90_abs <= t_p90 ? "met" : "NOT MET");
+        if (t_cov >= 0)
+            printf("target: memory interval coverage %.1f %% (target >= %.0f %%): %s\n",
+                   100.0 * cov, 100.0 * t_cov, cov >= t_cov ? "met" : "NOT MET");
+    }
+
+    const bool gating = max_median >= 0 || max_p90 >= 0 || min_cov >= 0 || max_gt_band_med >= 0 ||
+                        max_gt_band_p90 >= 0 || check_path;
+    if (!gating)
         return 0;
     int passed = 0, failed = 0;
-    const bool med_ok = band.n > 0 && med <= max_median, p90_ok = band.n > 0 && p90 <= max_p90;
-    printf("suite: band-rule median %.1f %% over %zu rows (max %g %%): %s\n", med, band.n,
-           max_median, med_ok ? "ok" : "FAIL");
-    printf("suite: band-rule p90 %.1f %% (max %g %%): %s\n", p90, max_p90, p90_ok ? "ok" : "FAIL");
-    passed += med_ok + p90_ok;
-    failed += !med_ok + !p90_ok;
+#define GATE(cond, ...)                        \
+    do {                                       \
+        const bool ok_ = (cond);               \
+        printf("suite: " __VA_ARGS__);         \
+        printf(": %s\n", ok_ ? "ok" : "FAIL"); \
+        passed += ok_;                         \
+        failed += !ok_;                        \
+    } while (0)
+    if (max_median >= 0)
+        GATE(n > 0 && out_all.median_abs <= max_median,
+             "memory out-of-sample median %.1f %% over %zu rows (max %.1f %%)",
+             100.0 * out_all.median_abs, n, 100.0 * max_median);
+    if (max_p90 >= 0)
+        GATE(n > 0 && out_all.p90_abs <= max_p90, "memory out-of-sample p90 %.1f %% (max %.1f %%)",
+             100.0 * out_all.p90_abs, 100.0 * max_p90);
+    if (min_cov >= 0)
+        GATE(n_cov > 0 && cov >= min_cov, "memory interval coverage %.1f %% (min %.1f %%)",
+             100.0 * cov, 100.0 * min_cov);
+    if (max_gt_band_med >= 0)
+        GATE(n_gt > 0 && gt_band_med <= max_gt_band_med,
+             "band-rule median on the GT- rows %.1f %% over %zu rows (max %.1f %%)",
+             100.0 * gt_band_med, n_gt, 100.0 * max_gt_band_med);
+    if (max_gt_band_p90 >= 0)
+        GATE(n_gt > 0 && gt_band_p90 <= max_gt_band_p90,
+             "band-rule p90 on the GT- rows %.1f %% (max %.1f %%)", 100.0 * gt_band_p90,
+             100.0 * max_gt_band_p90);
+    if (check_path)
+        GATE(sc_check_intervals(check_path, table), "%s matches what the tool computes now",
+             check_path);
+#undef GATE
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -1,30 +1,35 @@
 #!/bin/sh
 # Memory-model accuracy against validation/measurements.csv (docs/validation.md).
 #
-# Two gates on the band rule (an unknown-kind figure scores 0 inside
-# [predicted allocated, predicted device total incl. CUDA context], else the
-# distance to the nearer end), over every scored row, torch.compile rows
-# included since the model derives what compile saves:
-#  - the memory issue's target, median <= 10 % and p90 <= 25 %: reported here
-#    as a note and enforced by `make accuracy`. The median is met (7.2 % over
-#    53 rows) and gated below; the p90 is NOT met today (34.2 %: see
-#    docs/validation.md for the rows that miss and why), so it cannot gate CI
-#    without blocking every other change;
-#  - a regression gate at today's figures (median <= REG_MEDIAN, p90 <= REG_P90):
-#    a change that makes the model worse fails `make check`. Tighten these
-#    whenever the model improves; never loosen them (they were set on 29 rows
-#    at 8.5 / 34 before the 24 compile rows joined on 2026-11-30).
+# Headline: the reserved rule (an unknown-kind figure compared with predicted
+# reserved), out of sample (leave-one-source-family-out; the memory model fits
+# no constant, so out of sample = in sample, and tools/accuracy.c says so).
+# Gates:
+#  - regression gates at today's out-of-sample figures (set 2026-12-01 on 95
+#    rows, the 42 NT- rows included): median <= REG_MEDIAN, p90 <= REG_P90,
+#    interval coverage >= REG_COVERAGE. A change that makes the model worse
+#    fails `make check`. Tighten them whenever the model improves; never loosen.
+#  - the former gate, kept on the rows it was set on (the 53 GT- rows, band
+#    rule): median <= 7.5 %, p90 <= 34.5 %.
+#  - validation/intervals-memory.csv must equal what the tool computes now
+#    (regenerate with `make intervals`).
+# The issue's targets (out-of-sample median <= 8 %, p90 <= 20 %, coverage >=
+# 80 %) are printed as notes; `make accuracy` reports them.
 set -u
 BUILD=${BUILD:-build}
-REG_MEDIAN=${REG_MEDIAN:-7.5}
-REG_P90=${REG_P90:-34.5}
+REG_MEDIAN=${REG_MEDIAN:-14.0}
+REG_P90=${REG_P90:-36.0}
+REG_COVERAGE=${REG_COVERAGE:-60.0}
 if ! make --no-print-directory -s BUILD="$BUILD" SAN="${SAN:-}" "$BUILD/tools/accuracy" >/dev/null 2>&1; then
     echo "suite: cannot build $BUILD/tools/accuracy"
     echo "0 passed, 1 failed"
     exit 1
 fi
-out=$("$BUILD/tools/accuracy" --csv validation/measurements.csv --max-median 10 --max-p90 25 2>&1)
-echo "$out" | grep -E '^  gpuplan|^  (LlamaFactory|18 B|accelerate)' | sed 's/^/note: /'
-echo "$out" | grep '^suite:' | sed 's/^suite: /note: issue target: /'
-"$BUILD/tools/accuracy" --csv validation/measurements.csv --max-median "$REG_MEDIAN" --max-p90 "$REG_P90" |
-    grep -E '^suite:|passed, [0-9]+ failed$' | sed 's/^suite: /suite: regression gate: /'
+csv=validation/measurements.csv
+"$BUILD/tools/accuracy" --csv "$csv" --target-median 8 --target-p90 20 --target-coverage 80 2>&1 |
+    grep -E '^  (in sample|OUT OF SAMPLE|  rows of the)|^coverage|^target:' | sed 's/^ */note: /'
+"$BUILD/tools/accuracy" --csv "$csv" --max-median "$REG_MEDIAN" --max-p90 "$REG_P90" \
+    --min-coverage "$REG_COVERAGE" --max-gt-band-median 7.5 --max-gt-band-p90 34.5 \
+    --check-intervals validation/intervals-memory.csv |
+    sed -n '/^suite:/,$p' | grep -E '^suite:|^intervals:|^  (file|now):|passed, [0-9]+ failed$' |
+    sed 's/^suite: /suite: regression gate: /'

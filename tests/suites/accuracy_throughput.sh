@@ -1,9 +1,22 @@
 #!/bin/sh
 # Throughput accuracy: score the time model against the published rows of
-# validation/measurements.csv; fail when the median error passes 25 %.
-# Uses the binaries of $BUILD (built by `make check`); builds nothing.
+# validation/measurements.csv (docs/validation.md). Headline: out of sample
+# (GEN_EFF and FP8_FACTOR refitted without the row's source family).
+# Gates:
+#  - regression gates at today's out-of-sample figures (set 2026-12-01 on 107
+#    rows, the 44 NT- rows included): median <= REG_MEDIAN, p90 <= REG_P90,
+#    coverage >= REG_COVERAGE (fractions). Tighten when the model improves;
+#    never loosen.
+#  - the former gate, kept on the rows it was set on (the 63 GT- rows, library
+#    constants): median <= 0.25.
+#  - validation/intervals-throughput.csv must equal what the tool computes now.
+# The targets (out-of-sample median <= 15 %, coverage >= 80 %) are
+# printed as notes. Uses the binaries of $BUILD (built by `make check`).
 set -u
 BUILD=${BUILD:-build}
+REG_MEDIAN=${REG_MEDIAN:-0.28}
+REG_P90=${REG_P90:-1.30}
+REG_COVERAGE=${REG_COVERAGE:-0.70}
 tool=$BUILD/tools/accuracy_throughput
 csv=validation/measurements.csv
 if [ ! -x "$tool" ]; then
@@ -16,14 +29,10 @@ if [ ! -f "$csv" ]; then
     echo "0 passed, 1 failed"
     exit 1
 fi
-out=$("$tool" --csv "$csv" --max-median 0.25)
-rc=$?
-echo "$out"
-summary=$(echo "$out" | tail -n 1)
-echo "note: throughput $summary"
-if [ "$rc" = 0 ]; then
-    echo "1 passed, 0 failed"
-else
-    echo "0 passed, 1 failed"
-fi
-exit "$rc"
+"$tool" --csv "$csv" --target-median 0.15 --target-coverage 0.80 2>&1 |
+    grep -E '^  (library constants|in sample|OUT OF SAMPLE|  rows of the)|^coverage|^target:' |
+    sed 's/^ */note: /'
+"$tool" --csv "$csv" --max-median "$REG_MEDIAN" --max-p90 "$REG_P90" --min-coverage "$REG_COVERAGE" \
+    --max-gt-lib-median 0.25 --check-intervals validation/intervals-throughput.csv |
+    sed -n '/^suite:/,$p' | grep -E '^suite:|^intervals:|^  (file|now):|passed, [0-9]+ failed$' |
+    sed 's/^suite: /suite: regression gate: /'
