@@ -524,8 +524,8 @@ int main(int argc, char **argv)
         gpuplan_model_release(&model);
     }
     fclose(in);
-    gpuplan_catalog_free(catalog);
     if (n_err == 0) {
+        gpuplan_catalog_free(catalog);
         fputs("accuracy_throughput: no scorable rows\n", stderr);
         puts("0 passed, 1 failed");
         return 1;
@@ -574,6 +574,8 @@ int main(int argc, char **argv)
                sc->id, sc->source, srows[i].stack, sc->family, gen_out, n_out,
                n_out ? "" : " no fit data", p_out, 100.0 * srows[i].err_out);
     }
+    /* The rows point into the catalog (GPUs, platforms): free it after the last prediction. */
+    gpuplan_catalog_free(catalog);
     const size_t n = n_err;
     printf("\ncolumns: ep, vpp and cp are not modelled by the time model (no job field: "
            "expert all-to-all, the interleaved schedule's smaller bubble and context-parallel "

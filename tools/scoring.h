@@ -308,7 +308,7 @@ sc_interval_table(const char *quantity, const struct sc_row *rows, size_t n, cha
                             "factor_low,factor_high,computed_at\n");
     static const char *const level_names[SC_LEVELS] = { "stack|method|kind", "method|kind", "kind",
                                                         "all" };
-    char seen[SC_MAX_ROWS][SC_KEY];
+    static char seen[SC_MAX_ROWS][SC_KEY];
     for (int level = 0; level < SC_LEVELS; level++) {
         size_t n_seen = 0;
         for (size_t i = 0; i < n && len < size; i++) {
