@@ -161,15 +161,21 @@ check: deps-test $(BUILD)/gpuplan $(UNIT_BIN) $(REPLAY_BIN) $(TOOL_BIN) $(BUILD)
 # A report: prints the out-of-sample headlines, the per-class tables, the
 # intervals and whether the issue's targets are met, and exits 0 when it ran
 # (the regression gates live in `make check`: tests/suites/accuracy*.sh).
-accuracy: $(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput
+accuracy: $(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput $(BUILD)/tools/accuracy_serving
 	@$(BUILD)/tools/accuracy --csv validation/measurements.csv --target-median 8 --target-p90 20 --target-coverage 80
 	@$(BUILD)/tools/accuracy_throughput --csv validation/measurements.csv --target-median 0.15 --target-coverage 0.80
+	@$(BUILD)/tools/accuracy_serving --csv validation/serving.csv --target-kv-median 3 --target-kv-p90 8
 # Regenerate validation/intervals-*.csv (make check fails while they are stale).
 intervals: $(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput
 	@stamp="$$(date -u +%F) $$(git rev-parse --short HEAD 2>/dev/null || echo no-git)"; \
 	$(BUILD)/tools/accuracy --write-intervals validation/intervals-memory.csv --stamp "$$stamp" >/dev/null && \
 	$(BUILD)/tools/accuracy_throughput --write-intervals validation/intervals-throughput.csv --stamp "$$stamp" >/dev/null && \
 	echo "wrote validation/intervals-memory.csv validation/intervals-throughput.csv ($$stamp)"
+# Serving model vs validation/serving.csv (validation/serving.md).
+$(BUILD)/tools/accuracy_serving: tools/accuracy_serving.c $(BUILD)/libgpuplan.a
+	@mkdir -p $(@D)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 $(BUILD)/tools/accuracy: tools/accuracy.c tools/scoring.h $(BUILD)/libgpuplan.a
 	@$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
