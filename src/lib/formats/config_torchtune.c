@@ -288,9 +288,14 @@ static bool is_distributed(const struct cfg_ctx *c, const struct cfg_node *root)
 
 enum gpuplan_status cfg_read_torchtune(struct cfg_ctx *c, const struct cfg_node *root)
 {
-    if (is_distributed(c, root) && !(c->name && strstr(c->name, "single_device")))
+    const bool single = c->name && strstr(c->name, "single_device");
+    if (is_distributed(c, root) && !single)
         keep(c, cfg_set(c, "(recipe)", NULL, "sharding", "fsdp",
                         "keys only the *_distributed recipes read: FSDP2 fully_shard"));
+    else if (!single)
+        cfg_note(c, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, "(recipe)", NULL, "sharding", NULL,
+                 "the config does not say which recipe runs it: the *_distributed recipes shard "
+                 "with FSDP2 (pass --sharding fsdp), the *_single_device ones do not");
     for (uint32_t k = root->first; k != CFG_NONE && c->st == GPUPLAN_OK;) {
         const struct cfg_node *kn = &c->tree->nodes[k];
         const struct cfg_node *v = &c->tree->nodes[kn->next];

@@ -10,7 +10,8 @@
  * one). Scalars keep their text: types are resolved by the getters in
  * config_read.c, the way PyYAML's resolver reads plain scalars.
  *
- * JSON goes through the project's jansson reader (util/json_internal.h),
+ * JSON (a file starting with { or [, unless it is named .yaml/.yml) goes
+ * through the project's jansson reader (util/json_internal.h),
  * then the same bounds apply while the DOM is copied into the tree.
  *
  * Not here: what any key means.
@@ -370,7 +371,11 @@ static enum gpuplan_status tree_from_json_scalar(struct cfg_tree *t,
         text = number;
     } else if (json_is_real(v)) {
         n.type = CFG_NUMBER;
-        len = (size_t)snprintf(number, sizeof number, "%.17g", json_real_value(v));
+        /* The shortest text that reads back as the same double (0.1, not 0.10000000000000001). */
+        const double d = json_real_value(v);
+        len = (size_t)snprintf(number, sizeof number, "%.15g", d);
+        if (strtod(number, NULL) != d)
+            len = (size_t)snprintf(number, sizeof number, "%.17g", d);
         text = number;
     } else if (json_is_boolean(v)) {
         n.type = CFG_BOOL;
@@ -467,7 +472,11 @@ enum gpuplan_status cfg_tree_parse(struct cfg_tree *tree,
         i = 3; /* UTF-8 byte order mark */
     while (i < len && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n' || bytes[i] == '\r'))
         i++;
-    const bool is_json = i < len && (bytes[i] == '{' || bytes[i] == '[');
+    /* JSON starts with '{' or '['; a YAML file may too (a flow mapping), so its name decides. */
+    const size_t name_len = strlen(name);
+    const bool yaml_name = (name_len >= 5 && strcmp(name + name_len - 5, ".yaml") == 0) ||
+                           (name_len >= 4 && strcmp(name + name_len - 4, ".yml") == 0);
+    const bool is_json = !yaml_name && i < len && (bytes[i] == '{' || bytes[i] == '[');
     tree->is_json = is_json;
     /* JSON's text starts after a BOM: jansson refuses one, Python's json.load too. */
     enum gpuplan_status st = is_json ? parse_json(tree, bytes + i, len - i, name, err)
