@@ -5,7 +5,14 @@
 # tests/unit/test_config_keys.c fails when the two disagree.
 #
 #   scripts/gen-config-keys.sh > src/lib/formats/config_keys.c
+#
+# The output goes through clang-format (the repository's .clang-format) so that `make format`
+# leaves it unchanged.
 set -eu
+if [ -z "${GEN_CONFIG_KEYS_RAW:-}" ]; then
+    GEN_CONFIG_KEYS_RAW=1 "$0" | clang-format --assume-filename=src/lib/formats/config_keys.c
+    exit
+fi
 dir=tests/fixtures/engine-keys
 cat <<'HEAD'
 /*

@@ -17,7 +17,8 @@
  *     gpuplan_config_init(&cfg);
  *     st = gpuplan_config_read(&cfg, bytes, len, "train.yaml", GPUPLAN_CONFIG_AUTO, &err);
  *     if (st == GPUPLAN_OK && cfg.referenced_path[0])   // e.g. an accelerate YAML naming ds.json
- *         st = gpuplan_config_read(&cfg, ds_bytes, ds_len, cfg.referenced_path, GPUPLAN_CONFIG_AUTO, &err);
+ *         st = gpuplan_config_read(&cfg, ds_bytes, ds_len, cfg.referenced_path,
+ * GPUPLAN_CONFIG_AUTO, &err);
  *     ... cfg.job, cfg.model_id (resolve it as a MODEL argument), cfg.notes ...
  *     gpuplan_config_release(&cfg);
  *
@@ -46,7 +47,8 @@
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 
-/* Hard limits on one input file (far above any real config: the largest shipped example is ~5 KB). */
+/* Hard limits on one input file (far above any real config: the largest shipped example is ~5 KB).
+ */
 #define GPUPLAN_CONFIG_MAX_BYTES  (1024U * 1024U) /* 1 MiB */
 #define GPUPLAN_CONFIG_MAX_DEPTH  32U             /* nested mappings/sequences */
 #define GPUPLAN_CONFIG_MAX_NODES  65536U          /* scalars + mappings + sequences */
@@ -59,24 +61,26 @@
 #define GPUPLAN_CONFIG_VALUE_MAX  128 /* "q_proj,k_proj,v_proj,o_proj" */
 #define GPUPLAN_CONFIG_DETAIL_MAX 256
 
-/* What kind of file: named by the caller, or detected from its content (file name as tie-breaker). */
+/* What kind of file: named by the caller, or detected from its content (file name as tie-breaker).
+ */
 enum gpuplan_config_kind {
     GPUPLAN_CONFIG_AUTO = 0,
-    GPUPLAN_CONFIG_DEEPSPEED,     /* DeepSpeed config JSON */
-    GPUPLAN_CONFIG_ACCELERATE,    /* `accelerate launch --config_file` YAML (FSDP1/2, DeepSpeed plugin) */
-    GPUPLAN_CONFIG_AXOLOTL,       /* axolotl YAML */
+    GPUPLAN_CONFIG_DEEPSPEED,  /* DeepSpeed config JSON */
+    GPUPLAN_CONFIG_ACCELERATE, /* `accelerate launch --config_file` YAML (FSDP1/2, DeepSpeed plugin)
+                                */
+    GPUPLAN_CONFIG_AXOLOTL,    /* axolotl YAML */
     GPUPLAN_CONFIG_LLAMA_FACTORY, /* LLaMA-Factory `llamafactory-cli train` YAML */
     GPUPLAN_CONFIG_TORCHTUNE,     /* torchtune recipe config YAML */
-    GPUPLAN_CONFIG_TRL,           /* TrainingArguments / SFTConfig JSON, or `trl sft --config` YAML */
-    GPUPLAN_CONFIG_PEFT,          /* PEFT adapter_config.json (LoraConfig) */
+    GPUPLAN_CONFIG_TRL,  /* TrainingArguments / SFTConfig JSON, or `trl sft --config` YAML */
+    GPUPLAN_CONFIG_PEFT, /* PEFT adapter_config.json (LoraConfig) */
     GPUPLAN_CONFIG_KIND_COUNT
 };
 
 /* The framework whose defaults apply (a later --stack picks framework profiles by this name). */
 enum gpuplan_config_stack {
     GPUPLAN_STACK_UNKNOWN = 0,
-    GPUPLAN_STACK_HF_TRAINER,    /* transformers Trainer (TrainingArguments) */
-    GPUPLAN_STACK_TRL,           /* TRL SFTTrainer (SFTConfig) */
+    GPUPLAN_STACK_HF_TRAINER, /* transformers Trainer (TrainingArguments) */
+    GPUPLAN_STACK_TRL,        /* TRL SFTTrainer (SFTConfig) */
     GPUPLAN_STACK_AXOLOTL,
     GPUPLAN_STACK_LLAMA_FACTORY,
     GPUPLAN_STACK_TORCHTUNE,
@@ -86,10 +90,10 @@ enum gpuplan_config_stack {
 };
 
 enum gpuplan_config_note_kind {
-    GPUPLAN_CONFIG_NOTE_MAPPED = 0,     /* a key of the file set a job option */
-    GPUPLAN_CONFIG_NOTE_DEFAULT,        /* the file left it out: the framework's default applied */
-    GPUPLAN_CONFIG_NOTE_UNKNOWN,        /* a key the engine does not document at the cited version */
-    GPUPLAN_CONFIG_NOTE_IGNORED,        /* documented, but no effect on memory or time (or "auto") */
+    GPUPLAN_CONFIG_NOTE_MAPPED = 0, /* a key of the file set a job option */
+    GPUPLAN_CONFIG_NOTE_DEFAULT,    /* the file left it out: the framework's default applied */
+    GPUPLAN_CONFIG_NOTE_UNKNOWN,    /* a key the engine does not document at the cited version */
+    GPUPLAN_CONFIG_NOTE_IGNORED,    /* documented, but no effect on memory or time (or "auto") */
     GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, /* it matters, but the job cannot say it (nearest used) */
     GPUPLAN_CONFIG_NOTE_KIND_COUNT
 };
@@ -97,16 +101,20 @@ enum gpuplan_config_note_kind {
 struct gpuplan_config_note {
     enum gpuplan_config_note_kind kind;
     char key[GPUPLAN_CONFIG_KEY_MAX];     /* the file's key, dotted: "zero_optimization.stage" */
-    char where[GPUPLAN_CONFIG_WHERE_MAX]; /* "train.yaml:12:3" or "ds.json:$.zero_optimization.stage";
+    char where[GPUPLAN_CONFIG_WHERE_MAX]; /* "train.yaml:12:3" or
+                                             "ds.json:$.zero_optimization.stage";
                                              "" for defaults */
-    char setting[32];                     /* job option set, as gpuplan_job_set names it: "sharding" */
-    char value[GPUPLAN_CONFIG_VALUE_MAX]; /* its value: "zero3" */
-    char detail[GPUPLAN_CONFIG_DETAIL_MAX]; /* DEFAULT: the source ("huggingface/trl@f2cd577 (1.10.0.dev0)
-                                               trl/trainer/base_config.py"); others: why */
-    bool is_derived; /* recomputed by every read (defaults, the precision recipe): do not rely on order */
+    char setting[32]; /* job option set, as gpuplan_job_set names it: "sharding" */
+    char value[GPUPLAN_CONFIG_VALUE_MAX];   /* its value: "zero3" */
+    char detail[GPUPLAN_CONFIG_DETAIL_MAX]; /* DEFAULT: the source ("huggingface/trl@f2cd577
+                                               (1.10.0.dev0) trl/trainer/base_config.py"); others:
+                                               why */
+    bool is_derived; /* recomputed by every read (defaults, the precision recipe): do not rely on
+                        order */
 };
 
-/* Parallel layout the files state (0 = not stated). The job's gpus_per_node/nodes stay the caller's. */
+/* Parallel layout the files state (0 = not stated). The job's gpus_per_node/nodes stay the
+ * caller's. */
 struct gpuplan_config_layout {
     uint32_t world_size;    /* processes in all: accelerate num_processes, torchtune world size */
     uint32_t n_nodes;       /* accelerate num_machines */
@@ -124,24 +132,27 @@ struct gpuplan_config_layout {
  */
 struct gpuplan_config_precision {
     char mixed[8];       /* "no", "bf16", "fp16", "fp8"; "" = not stated */
-    char param_dtype[8]; /* dtype the weights are loaded in: "fp32", "bf16", "fp16"; "" = not stated */
+    char param_dtype[8]; /* dtype the weights are loaded in: "fp32", "bf16", "fp16"; "" = not stated
+                          */
     bool pure_16bit;     /* the engine stores weights, grads and states in 16 bits (torchtune dtype,
                             LLaMA-Factory pure_bf16, DeepSpeed bf16_optimizer_states) */
-    bool ds_master_16bit; /* DeepSpeed bf16_master_weights_and_grads without bf16_optimizer_states */
+    bool
+        ds_master_16bit; /* DeepSpeed bf16_master_weights_and_grads without bf16_optimizer_states */
     char key[GPUPLAN_CONFIG_KEY_MAX];     /* the key that stated `mixed`, for the note */
     char where[GPUPLAN_CONFIG_WHERE_MAX]; /* and where */
 };
 
 struct gpuplan_config {
-    enum gpuplan_config_kind kind;   /* of the first file read */
-    enum gpuplan_config_stack stack; /* whose defaults apply (the first file's) */
-    size_t n_files;                  /* files read into this record */
-    unsigned kinds_read;             /* bit (1u << kind) for each kind read */
-    char model_id[GPUPLAN_JOB_MAX_TEXT];       /* Hub id or path, e.g. "meta-llama/Llama-3.1-8B";
-                                                  "" when the file names none (DeepSpeed, accelerate) */
-    char model_builder[GPUPLAN_JOB_MAX_TEXT];  /* torchtune model._component_, e.g.
-                                                  "torchtune.models.llama3_1.qlora_llama3_1_8b" */
-    char referenced_path[GPUPLAN_JOB_MAX_TEXT]; /* a DeepSpeed JSON the file names, to merge; "" none */
+    enum gpuplan_config_kind kind;              /* of the first file read */
+    enum gpuplan_config_stack stack;            /* whose defaults apply (the first file's) */
+    size_t n_files;                             /* files read into this record */
+    unsigned kinds_read;                        /* bit (1u << kind) for each kind read */
+    char model_id[GPUPLAN_JOB_MAX_TEXT];        /* Hub id or path, e.g. "meta-llama/Llama-3.1-8B";
+                                                   "" when the file names none (DeepSpeed, accelerate) */
+    char model_builder[GPUPLAN_JOB_MAX_TEXT];   /* torchtune model._component_, e.g.
+                                                   "torchtune.models.llama3_1.qlora_llama3_1_8b" */
+    char referenced_path[GPUPLAN_JOB_MAX_TEXT]; /* a DeepSpeed JSON the file names, to merge; ""
+                                                   none */
     struct gpuplan_job job;                     /* gpuplan_job_init + defaults + the files */
     struct gpuplan_config_layout layout;
     struct gpuplan_config_precision precision;
@@ -186,7 +197,8 @@ enum gpuplan_status gpuplan_config_detect(const uint8_t *bytes,
                                           enum gpuplan_config_kind *out,
                                           struct gpuplan_error *err);
 
-/* Stable names: "deepspeed", "accelerate", "axolotl", "llama-factory", "torchtune", "trl", "peft". */
+/* Stable names: "deepspeed", "accelerate", "axolotl", "llama-factory", "torchtune", "trl", "peft".
+ */
 const char *gpuplan_config_kind_name(enum gpuplan_config_kind kind);
 /* Parse a kind name ("auto" too); false when unknown. */
 bool gpuplan_config_kind_from_name(const char *name, enum gpuplan_config_kind *out);

@@ -192,8 +192,8 @@ static const struct bad_row bad_rows[] = {
       GPUPLAN_ERR_INVALID_INPUT, "syntax.yaml:2:6", "YAML syntax error" },
     { "tab.yaml", "base_model: m\n\tsequence_len: 1\n", GPUPLAN_CONFIG_AXOLOTL,
       GPUPLAN_ERR_INVALID_INPUT, NULL, "YAML syntax error" },
-    { "list.yaml", "- a\n- b\n", GPUPLAN_CONFIG_AXOLOTL, GPUPLAN_ERR_INVALID_INPUT,
-      "list.yaml:1:1", "not a mapping" },
+    { "list.yaml", "- a\n- b\n", GPUPLAN_CONFIG_AXOLOTL, GPUPLAN_ERR_INVALID_INPUT, "list.yaml:1:1",
+      "not a mapping" },
     { "scalar.yaml", "just text\n", GPUPLAN_CONFIG_AXOLOTL, GPUPLAN_ERR_INVALID_INPUT, NULL,
       "not a mapping" },
     { "empty.yaml", "", GPUPLAN_CONFIG_AXOLOTL, GPUPLAN_ERR_INVALID_INPUT, "empty.yaml", "empty" },
@@ -252,7 +252,9 @@ static void test_bom_crlf(void **state)
 {
     (void)state;
     struct gpuplan_error err;
-    assert_int_equal(read_str("\xef\xbb\xbf" "base_model: m\r\nsequence_len: 8\r\n", "bom.yaml", &err),
+    assert_int_equal(read_str("\xef\xbb\xbf"
+                              "base_model: m\r\nsequence_len: 8\r\n",
+                              "bom.yaml", &err),
                      GPUPLAN_OK);
     const char *json = "\xef\xbb\xbf{\"r\": 4, \"peft_type\": \"LORA\"}";
     assert_int_equal(read_bytes(json, strlen(json), "a.json", GPUPLAN_CONFIG_PEFT, &err),
@@ -320,9 +322,9 @@ int main(void)
         tests[n++] = t;
     }
     const struct CMUnitTest fixed[] = {
-        cmocka_unit_test(test_too_large), cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_too_large),       cmocka_unit_test(test_depth),
         cmocka_unit_test(test_keys_and_values), cmocka_unit_test(test_long_scalar),
-        cmocka_unit_test(test_note_cap), cmocka_unit_test(test_bom_crlf),
+        cmocka_unit_test(test_note_cap),        cmocka_unit_test(test_bom_crlf),
         cmocka_unit_test(test_key_lists),
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)

@@ -51,8 +51,10 @@ static void ax_adapter(struct cfg_ctx *c, const char *key, const struct cfg_node
     if (!t)
         return;
     if (strcmp(t, "lora") == 0) {
-        const struct cfg_node *q4 = cfg_get(c->tree, &c->tree->nodes[c->tree->root], "load_in_4bit");
-        const struct cfg_node *q8 = cfg_get(c->tree, &c->tree->nodes[c->tree->root], "load_in_8bit");
+        const struct cfg_node *q4 =
+            cfg_get(c->tree, &c->tree->nodes[c->tree->root], "load_in_4bit");
+        const struct cfg_node *q8 =
+            cfg_get(c->tree, &c->tree->nodes[c->tree->root], "load_in_8bit");
         bool b4 = false, b8 = false;
         (void)cfg_as_bool(c, q4, &b4);
         (void)cfg_as_bool(c, q8, &b8);
@@ -174,8 +176,8 @@ static bool ax_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
     } else if (strcmp(key, "gradient_checkpointing") == 0) {
         ax_gradient_checkpointing(c, key, v);
     } else if (strcmp(key, "activation_offloading") == 0) {
-        const bool on = (cfg_as_bool(c, v, &b) && b) || (t && v->type == CFG_SCALAR &&
-                                                         !cfg_as_bool(c, v, &b));
+        const bool on =
+            (cfg_as_bool(c, v, &b) && b) || (t && v->type == CFG_SCALAR && !cfg_as_bool(c, v, &b));
         keep(c, cfg_set(c, key, v, "act-offload", on ? "yes" : "no", NULL));
     } else if (strcmp(key, "optimizer") == 0) {
         const char *value = NULL;
@@ -216,8 +218,9 @@ static bool ax_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
     } else if (strcmp(key, "context_parallel_size") == 0 ||
                strcmp(key, "sequence_parallel_degree") == 0) {
         uint64_t n = 0;
-        cfg_note(c, cfg_as_u64(c, v, &n) && n > 1 ? GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE
-                                                  : GPUPLAN_CONFIG_NOTE_IGNORED,
+        cfg_note(c,
+                 cfg_as_u64(c, v, &n) && n > 1 ? GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE
+                                               : GPUPLAN_CONFIG_NOTE_IGNORED,
                  key, v, NULL, t, "context/sequence parallelism is not modelled");
     } else if (strcmp(key, "fsdp_version") == 0) {
         cfg_note(c, GPUPLAN_CONFIG_NOTE_IGNORED, key, v, NULL, t,

@@ -46,8 +46,8 @@ typedef bool (*key_fn)(struct cfg_ctx *c,
                        const struct cfg_node *v,
                        void *arg);
 
-static void walk(struct cfg_ctx *c, const struct cfg_node *map, const char *prefix, key_fn fn,
-                 void *arg)
+static void
+walk(struct cfg_ctx *c, const struct cfg_node *map, const char *prefix, key_fn fn, void *arg)
 {
     if (!map || map->type != CFG_MAP) {
         if (map && !cfg_is_null(c, map))
@@ -78,8 +78,11 @@ struct ds_state {
     struct ds_offload off;
 };
 
-static bool offload_key(struct cfg_ctx *c, const char *key, const char *full,
-                        const struct cfg_node *v, void *arg)
+static bool offload_key(struct cfg_ctx *c,
+                        const char *key,
+                        const char *full,
+                        const struct cfg_node *v,
+                        void *arg)
 {
     struct ds_state *s = arg;
     if (strcmp(key, "device") != 0)
@@ -101,8 +104,11 @@ static bool offload_key(struct cfg_ctx *c, const char *key, const char *full,
     return true;
 }
 
-static bool ds_zero_key(struct cfg_ctx *c, const char *key, const char *full,
-                        const struct cfg_node *v, void *arg)
+static bool ds_zero_key(struct cfg_ctx *c,
+                        const char *key,
+                        const char *full,
+                        const struct cfg_node *v,
+                        void *arg)
 {
     struct ds_state *s = arg;
     bool b = false;
@@ -113,9 +119,10 @@ static bool ds_zero_key(struct cfg_ctx *c, const char *key, const char *full,
         } else if (cfg_count(c, full, v, 0, 3, &stage) != GPUPLAN_OK) {
             keep(c, GPUPLAN_ERR_INVALID_INPUT);
         } else if (stage == 0) {
-            cfg_note(c, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, full, v, "sharding", "0",
-                     "ZeRO disabled: each GPU holds a full replica (none/ddp); with bf16 DeepSpeed's "
-                     "FP16_Optimizer keeps bf16 params and an fp32 master, modelled as torch AMP");
+            cfg_note(
+                c, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, full, v, "sharding", "0",
+                "ZeRO disabled: each GPU holds a full replica (none/ddp); with bf16 DeepSpeed's "
+                "FP16_Optimizer keeps bf16 params and an fp32 master, modelled as torch AMP");
         } else {
             const char *names[] = { "", "zero1", "zero2", "zero3" };
             keep(c, cfg_set(c, full, v, "sharding", names[stage], NULL));
@@ -148,8 +155,11 @@ static bool ds_zero_key(struct cfg_ctx *c, const char *key, const char *full,
     return true;
 }
 
-static bool ds_bf16_key(struct cfg_ctx *c, const char *key, const char *full,
-                        const struct cfg_node *v, void *arg)
+static bool ds_bf16_key(struct cfg_ctx *c,
+                        const char *key,
+                        const char *full,
+                        const struct cfg_node *v,
+                        void *arg)
 {
     (void)arg;
     bool b = false, is_auto = false;
@@ -182,8 +192,8 @@ static bool ds_bf16_key(struct cfg_ctx *c, const char *key, const char *full,
     return true;
 }
 
-static bool ds_key(struct cfg_ctx *c, const char *key, const char *full, const struct cfg_node *v,
-                   void *arg)
+static bool
+ds_key(struct cfg_ctx *c, const char *key, const char *full, const struct cfg_node *v, void *arg)
 {
     struct ds_state *s = arg;
     struct gpuplan_config_layout *lay = &c->cfg->layout;
@@ -253,7 +263,8 @@ static bool ds_key(struct cfg_ctx *c, const char *key, const char *full, const s
     } else if (strcmp(key, "activation_checkpointing") == 0 && v->type == CFG_MAP) {
         const struct cfg_node *pa = cfg_get(c->tree, v, "partition_activations");
         const struct cfg_node *cpu = cfg_get(c->tree, v, "cpu_checkpointing");
-        const bool on = (pa && cfg_as_bool(c, pa, &b) && b) || (cpu && cfg_as_bool(c, cpu, &b) && b);
+        const bool on =
+            (pa && cfg_as_bool(c, pa, &b) && b) || (cpu && cfg_as_bool(c, cpu, &b) && b);
         cfg_note(c, on ? GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE : GPUPLAN_CONFIG_NOTE_IGNORED, full, v,
                  NULL, NULL, "%s",
                  on ? "partitioned or CPU activation checkpoints (Megatron-style "
@@ -262,8 +273,9 @@ static bool ds_key(struct cfg_ctx *c, const char *key, const char *full, const s
     } else if (strcmp(key, "data_types") == 0 && v->type == CFG_MAP) {
         const struct cfg_node *g = cfg_get(c->tree, v, "grad_accum_dtype");
         const char *t = cfg_as_text(c, g);
-        cfg_note(c, t && strcmp(t, "fp32") != 0 ? GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE
-                                                : GPUPLAN_CONFIG_NOTE_IGNORED,
+        cfg_note(c,
+                 t && strcmp(t, "fp32") != 0 ? GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE
+                                             : GPUPLAN_CONFIG_NOTE_IGNORED,
                  full, v, NULL, t, "gradient accumulation dtype");
     } else if (strcmp(key, "compile") == 0 && v->type == CFG_MAP) {
         cfg_note(c, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, full, v, NULL, NULL,
@@ -296,7 +308,8 @@ static void ds_apply_offload(struct cfg_ctx *c, const struct ds_offload *o)
     keep(c, cfg_set(c, o->key, o->at, "offload", value, NULL));
 }
 
-enum gpuplan_status cfg_read_deepspeed(struct cfg_ctx *c, const struct cfg_node *root, const char *prefix)
+enum gpuplan_status
+cfg_read_deepspeed(struct cfg_ctx *c, const struct cfg_node *root, const char *prefix)
 {
     struct ds_state s;
     memset(&s, 0, sizeof s);
@@ -315,8 +328,11 @@ struct acc_state {
     struct ds_offload off;
 };
 
-static bool acc_ds_key(struct cfg_ctx *c, const char *key, const char *full,
-                       const struct cfg_node *v, void *arg)
+static bool acc_ds_key(struct cfg_ctx *c,
+                       const char *key,
+                       const char *full,
+                       const struct cfg_node *v,
+                       void *arg)
 {
     struct acc_state *s = arg;
     if (strcmp(key, "zero_stage") == 0) {
@@ -354,8 +370,9 @@ static bool acc_ds_key(struct cfg_ctx *c, const char *key, const char *full,
         if (t && t[0]) {
             s->has_ds_file = true;
             cfg_copy(c->cfg->referenced_path, sizeof c->cfg->referenced_path, t);
-            cfg_note(c, GPUPLAN_CONFIG_NOTE_MAPPED, full, v, NULL, t,
-                     "the DeepSpeed JSON to read next (referenced_path); it owns the ZeRO settings");
+            cfg_note(
+                c, GPUPLAN_CONFIG_NOTE_MAPPED, full, v, NULL, t,
+                "the DeepSpeed JSON to read next (referenced_path); it owns the ZeRO settings");
         }
     } else {
         return false;
@@ -363,8 +380,11 @@ static bool acc_ds_key(struct cfg_ctx *c, const char *key, const char *full,
     return true;
 }
 
-static bool acc_dynamo_key(struct cfg_ctx *c, const char *key, const char *full,
-                           const struct cfg_node *v, void *arg)
+static bool acc_dynamo_key(struct cfg_ctx *c,
+                           const char *key,
+                           const char *full,
+                           const struct cfg_node *v,
+                           void *arg)
 {
     (void)arg;
     bool b = false;
@@ -387,8 +407,11 @@ static bool acc_dynamo_key(struct cfg_ctx *c, const char *key, const char *full,
     return true;
 }
 
-static bool acc_parallel_key(struct cfg_ctx *c, const char *key, const char *full,
-                             const struct cfg_node *v, void *arg)
+static bool acc_parallel_key(struct cfg_ctx *c,
+                             const char *key,
+                             const char *full,
+                             const struct cfg_node *v,
+                             void *arg)
 {
     (void)arg;
     uint64_t n = 0;
@@ -414,7 +437,9 @@ static bool acc_parallel_key(struct cfg_ctx *c, const char *key, const char *ful
     return true;
 }
 
-static void acc_distributed_type(struct cfg_ctx *c, struct acc_state *s, const char *full,
+static void acc_distributed_type(struct cfg_ctx *c,
+                                 struct acc_state *s,
+                                 const char *full,
                                  const struct cfg_node *v)
 {
     const char *t = cfg_as_text(c, v);
@@ -437,8 +462,8 @@ static void acc_distributed_type(struct cfg_ctx *c, struct acc_state *s, const c
                  "a backend gpuplan does not model (CPU, XLA/TPU, Megatron-LM, ...)");
 }
 
-static bool acc_key(struct cfg_ctx *c, const char *key, const char *full, const struct cfg_node *v,
-                    void *arg)
+static bool
+acc_key(struct cfg_ctx *c, const char *key, const char *full, const struct cfg_node *v, void *arg)
 {
     struct acc_state *s = arg;
     struct gpuplan_config_layout *lay = &c->cfg->layout;

@@ -34,7 +34,10 @@ static void set_epochs(struct cfg_ctx *c, const char *key, const struct cfg_node
 }
 
 /* The FSDP units option of TrainingArguments/axolotl: "full_shard auto_wrap" or a list. */
-static void fsdp_word(struct cfg_ctx *c, const char *key, const struct cfg_node *v, const char *w,
+static void fsdp_word(struct cfg_ctx *c,
+                      const char *key,
+                      const struct cfg_node *v,
+                      const char *w,
                       enum gpuplan_status *st)
 {
     if (*st != GPUPLAN_OK)
@@ -100,7 +103,8 @@ enum gpuplan_status cfg_hf_fsdp(struct cfg_ctx *c, const char *key, const struct
 }
 
 /* FSDP1 sharding_strategy names (accelerate also takes 1..5). */
-static enum gpuplan_status fsdp_strategy(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
+static enum gpuplan_status
+fsdp_strategy(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
 {
     const char *t = cfg_as_text(c, v);
     if (!t)
@@ -117,8 +121,9 @@ static enum gpuplan_status fsdp_strategy(struct cfg_ctx *c, const char *key, con
             return st;
         }
     }
-    return cfg_bad_value(c, key, v, "FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or "
-                                    "HYBRID_SHARD_ZERO2");
+    return cfg_bad_value(c, key, v,
+                         "FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or "
+                         "HYBRID_SHARD_ZERO2");
 }
 
 /* One fsdp_config key with its "fsdp_" prefix removed. */
@@ -144,8 +149,9 @@ static enum gpuplan_status fsdp_key(struct cfg_ctx *c,
     } else if (strcmp(bare, "offload_params") == 0) {
         st = cfg_bool(c, full, v, &b, NULL);
         if (st == GPUPLAN_OK && b)
-            st = cfg_set(c, full, v, "offload", "params",
-                         "FSDP CPUOffload: parameters, gradients and the optimizer step on the CPU");
+            st =
+                cfg_set(c, full, v, "offload", "params",
+                        "FSDP CPUOffload: parameters, gradients and the optimizer step on the CPU");
     } else if (strcmp(bare, "activation_checkpointing") == 0) {
         st = cfg_bool(c, full, v, &b, NULL);
         if (st == GPUPLAN_OK)
@@ -164,7 +170,8 @@ static enum gpuplan_status fsdp_key(struct cfg_ctx *c,
     return st;
 }
 
-enum gpuplan_status cfg_fsdp_config(struct cfg_ctx *c, const char *prefix, const struct cfg_node *map)
+enum gpuplan_status
+cfg_fsdp_config(struct cfg_ctx *c, const char *prefix, const struct cfg_node *map)
 {
     if (cfg_is_null(c, map))
         return GPUPLAN_OK;
@@ -205,10 +212,8 @@ enum gpuplan_status cfg_fsdp_config(struct cfg_ctx *c, const char *prefix, const
     return st;
 }
 
-static enum gpuplan_status hf_bool_key(struct cfg_ctx *c,
-                                       const char *key,
-                                       const char *full,
-                                       const struct cfg_node *v)
+static enum gpuplan_status
+hf_bool_key(struct cfg_ctx *c, const char *key, const char *full, const struct cfg_node *v)
 {
     bool b = false;
     enum gpuplan_status st = cfg_bool(c, full, v, &b, NULL);
@@ -239,7 +244,10 @@ static enum gpuplan_status hf_bool_key(struct cfg_ctx *c,
     return st;
 }
 
-bool cfg_hf_training_arg(struct cfg_ctx *c, const char *key, const char *full_key, const struct cfg_node *v)
+bool cfg_hf_training_arg(struct cfg_ctx *c,
+                         const char *key,
+                         const char *full_key,
+                         const struct cfg_node *v)
 {
     enum gpuplan_status st = GPUPLAN_OK;
     struct gpuplan_config_layout *lay = &c->cfg->layout;
@@ -251,7 +259,8 @@ bool cfg_hf_training_arg(struct cfg_ctx *c, const char *key, const char *full_ke
                strcmp(key, "gradient_checkpointing") == 0 || strcmp(key, "torch_compile") == 0 ||
                strcmp(key, "use_liger_kernel") == 0) {
         st = hf_bool_key(c, key, full_key, v);
-    } else if (strcmp(key, "torch_compile_backend") == 0 || strcmp(key, "torch_compile_mode") == 0) {
+    } else if (strcmp(key, "torch_compile_backend") == 0 ||
+               strcmp(key, "torch_compile_mode") == 0) {
         if (!cfg_is_null(c, v))
             st = cfg_set(c, full_key, v, "compile", "yes",
                          "setting a backend or mode turns torch_compile on");
@@ -372,10 +381,11 @@ static bool trl_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v
                      "FP4 storage is modelled as NF4 (same 4 bits per weight)");
     } else if (strcmp(key, "use_dora") == 0 || strcmp(key, "lora_modules_to_save") == 0) {
         if (!cfg_is_null(c, v) && !(cfg_as_bool(c, v, &b) && !b))
-            cfg_note(c, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, key, v, NULL, cfg_as_text(c, v),
-                     "%s", strcmp(key, "use_dora") == 0 ? "DoRA's magnitude vectors and extra activations are "
-                                           "not modelled"
-                                         : "fully trained extra modules are not modelled");
+            cfg_note(c, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, key, v, NULL, cfg_as_text(c, v), "%s",
+                     strcmp(key, "use_dora") == 0
+                         ? "DoRA's magnitude vectors and extra activations are "
+                           "not modelled"
+                         : "fully trained extra modules are not modelled");
     } else if (strcmp(key, "activation_offloading") == 0) {
         st = cfg_bool(c, key, v, &b, NULL);
         if (st == GPUPLAN_OK)

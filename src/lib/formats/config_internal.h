@@ -31,10 +31,10 @@ enum cfg_type {
 
 struct cfg_node {
     enum cfg_type type;
-    bool quoted;         /* YAML single/double quoted or !!str; JSON string */
-    bool bool_value;     /* CFG_BOOL */
-    uint32_t line, col;  /* 1-based, YAML only (0 for JSON) */
-    uint32_t text_off;   /* scalar text in tree->text (NUL-terminated) */
+    bool quoted;        /* YAML single/double quoted or !!str; JSON string */
+    bool bool_value;    /* CFG_BOOL */
+    uint32_t line, col; /* 1-based, YAML only (0 for JSON) */
+    uint32_t text_off;  /* scalar text in tree->text (NUL-terminated) */
     uint32_t text_len;
     uint32_t first;      /* first child (MAP: key, value, key, value, ...), or CFG_NONE */
     uint32_t last;       /* last child, for appending */
@@ -69,7 +69,8 @@ static inline const char *cfg_text(const struct cfg_tree *t, const struct cfg_no
     return t->text + n->text_off;
 }
 /* The value of `key` in mapping `map`, or NULL. */
-const struct cfg_node *cfg_get(const struct cfg_tree *t, const struct cfg_node *map, const char *key);
+const struct cfg_node *
+cfg_get(const struct cfg_tree *t, const struct cfg_node *map, const char *key);
 
 /* One reader run: the record, the tree and the file. `st` is sticky (out of memory). */
 struct cfg_ctx {
@@ -123,10 +124,8 @@ enum gpuplan_status cfg_set_default(struct cfg_ctx *c,
                                     const char *value,
                                     const char *source);
 /* Fail the read: INVALID_INPUT at the node, "'key' is 'text'; must be <what>". */
-enum gpuplan_status cfg_bad_value(struct cfg_ctx *c,
-                                  const char *key,
-                                  const struct cfg_node *at,
-                                  const char *what);
+enum gpuplan_status
+cfg_bad_value(struct cfg_ctx *c, const char *key, const struct cfg_node *at, const char *what);
 /* A count that must be in [lo, hi]; set *out. Fails the read otherwise. */
 enum gpuplan_status cfg_count(struct cfg_ctx *c,
                               const char *key,
@@ -141,17 +140,17 @@ enum gpuplan_status cfg_set_count(struct cfg_ctx *c,
                                   const char *setting,
                                   uint64_t *layout_out);
 /* A boolean key (fails the read when not a boolean); "auto" gives false with *is_auto set. */
-enum gpuplan_status cfg_bool(struct cfg_ctx *c,
-                             const char *key,
-                             const struct cfg_node *at,
-                             bool *out,
-                             bool *is_auto);
+enum gpuplan_status
+cfg_bool(struct cfg_ctx *c, const char *key, const struct cfg_node *at, bool *out, bool *is_auto);
 /* Record an unhandled key: IGNORED when documented for this kind, UNKNOWN otherwise. */
 void cfg_other_key(struct cfg_ctx *c, const char *key, const struct cfg_node *at);
 /* The last MAPPED/reader-default value of `setting` so far, or NULL. */
 const char *cfg_mapped(const struct gpuplan_config *cfg, const char *setting);
 /* Precision facts. */
-void cfg_set_mixed(struct cfg_ctx *c, const char *key, const struct cfg_node *at, const char *mixed);
+void cfg_set_mixed(struct cfg_ctx *c,
+                   const char *key,
+                   const struct cfg_node *at,
+                   const char *mixed);
 void cfg_set_param_dtype(struct cfg_ctx *c,
                          const char *key,
                          const struct cfg_node *at,
@@ -167,7 +166,7 @@ void cfg_join(char *out, size_t out_size, const char *prefix, const char *key);
  */
 bool cfg_hf_optimizer(const char *name, const char **value); /* TrainingArguments optim names */
 bool cfg_hf_attention(const char *name, const char **value); /* attn_implementation */
-bool cfg_dtype_name(const char *name, const char **dtype);    /* bf16/bfloat16/torch.bfloat16/... */
+bool cfg_dtype_name(const char *name, const char **dtype);   /* bf16/bfloat16/torch.bfloat16/... */
 /* Map LoRA target module names (sequence or comma string) onto --lora-targets, noting the rest. */
 enum gpuplan_status cfg_lora_targets(struct cfg_ctx *c, const char *key, const struct cfg_node *at);
 
@@ -177,13 +176,18 @@ enum gpuplan_status cfg_lora_targets(struct cfg_ctx *c, const char *key, const s
  * liger, fsdp/fsdp_config, deepspeed, epochs). Returns true when it handled
  * `key` (value `v` at dotted `full_key`).
  */
-bool cfg_hf_training_arg(struct cfg_ctx *c, const char *key, const char *full_key, const struct cfg_node *v);
+bool cfg_hf_training_arg(struct cfg_ctx *c,
+                         const char *key,
+                         const char *full_key,
+                         const struct cfg_node *v);
 /* The FSDP option list / fsdp_config of TrainingArguments and axolotl (prefixed or not). */
 enum gpuplan_status cfg_hf_fsdp(struct cfg_ctx *c, const char *key, const struct cfg_node *v);
-enum gpuplan_status cfg_fsdp_config(struct cfg_ctx *c, const char *prefix, const struct cfg_node *map);
+enum gpuplan_status
+cfg_fsdp_config(struct cfg_ctx *c, const char *prefix, const struct cfg_node *map);
 
 /* Readers: walk the root mapping. */
-enum gpuplan_status cfg_read_deepspeed(struct cfg_ctx *c, const struct cfg_node *root, const char *prefix);
+enum gpuplan_status
+cfg_read_deepspeed(struct cfg_ctx *c, const struct cfg_node *root, const char *prefix);
 enum gpuplan_status cfg_read_accelerate(struct cfg_ctx *c, const struct cfg_node *root);
 enum gpuplan_status cfg_read_axolotl(struct cfg_ctx *c, const struct cfg_node *root);
 enum gpuplan_status cfg_read_llama_factory(struct cfg_ctx *c, const struct cfg_node *root);
@@ -192,30 +196,36 @@ enum gpuplan_status cfg_read_trl(struct cfg_ctx *c, const struct cfg_node *root)
 enum gpuplan_status cfg_read_peft(struct cfg_ctx *c, const struct cfg_node *root);
 
 /* Sources cited by the defaults and notes (one per framework file read). */
-#define SRC_TA      "huggingface/transformers@00349ae87edd (5.x) src/transformers/training_args.py"
-#define SRC_TRL_B   "huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/base_config.py"
-#define SRC_TRL_S   "huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/sft_config.py"
-#define SRC_TRL_M   "huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/model_config.py"
-#define SRC_TRL_U   "huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/utils.py create_model_from_path"
-#define SRC_AX_C    "axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/utils/schemas/config.py"
-#define SRC_AX_T    "axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/utils/schemas/training.py"
-#define SRC_AX_P    "axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/utils/schemas/peft.py"
-#define SRC_AX_M    "axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/loaders/model.py"
-#define SRC_AX_D    "axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/utils/config/__init__.py resolve_dtype"
-#define SRC_LF_F    "hiyouga/LLaMA-Factory@ff6d4d12e (0.9.6.dev0) src/llamafactory/hparams/finetuning_args.py"
-#define SRC_LF_D    "hiyouga/LLaMA-Factory@ff6d4d12e (0.9.6.dev0) src/llamafactory/hparams/data_args.py"
-#define SRC_LF_M    "hiyouga/LLaMA-Factory@ff6d4d12e (0.9.6.dev0) src/llamafactory/hparams/model_args.py"
-#define SRC_LF_A    "hiyouga/LLaMA-Factory@ff6d4d12e (0.9.6.dev0) src/llamafactory/model/adapter.py"
-#define SRC_TT_R    "pytorch/torchtune@bd2a0fc7c (0.7.0) recipes/{full,lora}_finetune_*.py"
-#define SRC_TT_B    "pytorch/torchtune@bd2a0fc7c (0.7.0) torchtune/models/llama3_1/_model_builders.py"
-#define SRC_TT_P    "pytorch/torchtune@bd2a0fc7c (0.7.0) torchtune/training/precision.py get_dtype"
-#define SRC_DS_Z    "deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/zero/config.py"
-#define SRC_DS_P    "deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/precision_config.py"
-#define SRC_DS_C    "deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/config.py"
-#define SRC_DS_E    "deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/engine.py"
-#define SRC_ACC_L   "huggingface/accelerate@16cb6eb8 (1.15.0.dev0) src/accelerate/commands/launch.py"
-#define SRC_ACC_D   "huggingface/accelerate@16cb6eb8 (1.15.0.dev0) src/accelerate/utils/dataclasses.py"
-#define SRC_PEFT    "huggingface/peft@5d602fdbf (0.20.1.dev0) src/peft/tuners/lora/config.py"
+#define SRC_TA    "huggingface/transformers@00349ae87edd (5.x) src/transformers/training_args.py"
+#define SRC_TRL_B "huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/base_config.py"
+#define SRC_TRL_S "huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/sft_config.py"
+#define SRC_TRL_M "huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/model_config.py"
+#define SRC_TRL_U \
+    "huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/utils.py create_model_from_path"
+#define SRC_AX_C "axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/utils/schemas/config.py"
+#define SRC_AX_T "axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/utils/schemas/training.py"
+#define SRC_AX_P "axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/utils/schemas/peft.py"
+#define SRC_AX_M "axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/loaders/model.py"
+#define SRC_AX_D \
+    "axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/utils/config/__init__.py resolve_dtype"
+#define SRC_LF_F \
+    "hiyouga/LLaMA-Factory@ff6d4d12e (0.9.6.dev0) src/llamafactory/hparams/finetuning_args.py"
+#define SRC_LF_D \
+    "hiyouga/LLaMA-Factory@ff6d4d12e (0.9.6.dev0) src/llamafactory/hparams/data_args.py"
+#define SRC_LF_M \
+    "hiyouga/LLaMA-Factory@ff6d4d12e (0.9.6.dev0) src/llamafactory/hparams/model_args.py"
+#define SRC_LF_A  "hiyouga/LLaMA-Factory@ff6d4d12e (0.9.6.dev0) src/llamafactory/model/adapter.py"
+#define SRC_TT_R  "pytorch/torchtune@bd2a0fc7c (0.7.0) recipes/{full,lora}_finetune_*.py"
+#define SRC_TT_B  "pytorch/torchtune@bd2a0fc7c (0.7.0) torchtune/models/llama3_1/_model_builders.py"
+#define SRC_TT_P  "pytorch/torchtune@bd2a0fc7c (0.7.0) torchtune/training/precision.py get_dtype"
+#define SRC_DS_Z  "deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/zero/config.py"
+#define SRC_DS_P  "deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/precision_config.py"
+#define SRC_DS_C  "deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/config.py"
+#define SRC_DS_E  "deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/engine.py"
+#define SRC_ACC_L "huggingface/accelerate@16cb6eb8 (1.15.0.dev0) src/accelerate/commands/launch.py"
+#define SRC_ACC_D \
+    "huggingface/accelerate@16cb6eb8 (1.15.0.dev0) src/accelerate/utils/dataclasses.py"
+#define SRC_PEFT "huggingface/peft@5d602fdbf (0.20.1.dev0) src/peft/tuners/lora/config.py"
 
 /* Sorted documented keys per kind (config_keys.c, generated). */
 struct cfg_key_list {

@@ -26,7 +26,8 @@ static void keep(struct cfg_ctx *c, enum gpuplan_status st)
 static void lf_finetuning_type(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
 {
     const char *t = cfg_as_text(c, v);
-    const struct cfg_node *qb = cfg_get(c->tree, &c->tree->nodes[c->tree->root], "quantization_bit");
+    const struct cfg_node *qb =
+        cfg_get(c->tree, &c->tree->nodes[c->tree->root], "quantization_bit");
     if (!t)
         return;
     if (strcmp(t, "lora") == 0) {
@@ -77,8 +78,8 @@ static void lf_quantization_bit(struct cfg_ctx *c, const char *key, const struct
         keep(c, cfg_set(c, "double_quantization", d, "quant", "nf4", NULL));
 }
 
-static void lf_off_switch(struct cfg_ctx *c, const char *key, const struct cfg_node *v,
-                          const char *why)
+static void
+lf_off_switch(struct cfg_ctx *c, const char *key, const struct cfg_node *v, const char *why)
 {
     bool b = false;
     keep(c, cfg_bool(c, key, v, &b, NULL));
@@ -149,8 +150,9 @@ static bool lf_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
                strcmp(key, "use_badam") == 0 || strcmp(key, "use_adam_mini") == 0 ||
                strcmp(key, "use_muon") == 0 || strcmp(key, "use_dora") == 0 ||
                strcmp(key, "use_llama_pro") == 0 || strcmp(key, "pissa_init") == 0) {
-        lf_off_switch(c, key, v,
-                      "an optimizer or adapter variant gpuplan does not model (AdamW/LoRA counted)");
+        lf_off_switch(
+            c, key, v,
+            "an optimizer or adapter variant gpuplan does not model (AdamW/LoRA counted)");
     } else if (strcmp(key, "additional_target") == 0) {
         if (!cfg_is_null(c, v))
             cfg_note(c, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, key, v, NULL, t,

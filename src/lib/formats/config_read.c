@@ -30,8 +30,8 @@ static const char *const kind_names[] = {
     "auto", "deepspeed", "accelerate", "axolotl", "llama-factory", "torchtune", "trl", "peft",
 };
 static const char *const stack_names[] = {
-    "unknown",   "hf-trainer", "trl",       "axolotl",
-    "llama-factory", "torchtune", "deepspeed", "accelerate",
+    "unknown",       "hf-trainer", "trl",       "axolotl",
+    "llama-factory", "torchtune",  "deepspeed", "accelerate",
 };
 static const char *const note_kind_names[] = {
     "mapped", "default", "unknown", "ignored", "not-expressible",
@@ -212,16 +212,16 @@ void cfg_note(struct cfg_ctx *c,
     note_append(c->cfg, &c->st, kind, key, at ? where : "", setting, value, detail, false);
 }
 
-enum gpuplan_status cfg_bad_value(struct cfg_ctx *c,
-                                  const char *key,
-                                  const struct cfg_node *at,
-                                  const char *what)
+enum gpuplan_status
+cfg_bad_value(struct cfg_ctx *c, const char *key, const struct cfg_node *at, const char *what)
 {
     const char *text = at ? cfg_as_text(c, at) : NULL;
-    gpuplan_error_set(c->err, GPUPLAN_ERR_INVALID_INPUT, NULL, "'%s' is '%.64s' in '%s'; must be %s",
-                      key, text ? text : (at && at->type == CFG_MAP   ? "a mapping"
-                                          : at && at->type == CFG_SEQ ? "a list"
-                                                                      : "null"),
+    gpuplan_error_set(c->err, GPUPLAN_ERR_INVALID_INPUT, NULL,
+                      "'%s' is '%.64s' in '%s'; must be %s", key,
+                      text ? text
+                           : (at && at->type == CFG_MAP   ? "a mapping"
+                              : at && at->type == CFG_SEQ ? "a list"
+                                                          : "null"),
                       c->name, what);
     if (c->err) {
         cfg_where(c, at, key, c->err->where, sizeof c->err->where);
@@ -243,8 +243,8 @@ enum gpuplan_status cfg_set(struct cfg_ctx *c,
     struct gpuplan_error job_err;
     gpuplan_error_init(&job_err);
     if (gpuplan_job_set(&scratch, setting, value, &job_err) != GPUPLAN_OK) {
-        gpuplan_error_set(c->err, GPUPLAN_ERR_INVALID_INPUT, NULL, "'%s' in '%s': %s", key,
-                          c->name, job_err.message);
+        gpuplan_error_set(c->err, GPUPLAN_ERR_INVALID_INPUT, NULL, "'%s' in '%s': %s", key, c->name,
+                          job_err.message);
         if (job_err.hint[0])
             gpuplan_error_hint(c->err, "%s", job_err.hint);
         if (c->err) {
@@ -433,11 +433,8 @@ enum gpuplan_status cfg_set_count(struct cfg_ctx *c,
     return cfg_set(c, key, at, setting, text, NULL);
 }
 
-enum gpuplan_status cfg_bool(struct cfg_ctx *c,
-                             const char *key,
-                             const struct cfg_node *at,
-                             bool *out,
-                             bool *is_auto)
+enum gpuplan_status
+cfg_bool(struct cfg_ctx *c, const char *key, const struct cfg_node *at, bool *out, bool *is_auto)
 {
     if (is_auto)
         *is_auto = false;
@@ -462,9 +459,9 @@ bool cfg_dtype_name(const char *name, const char **dtype)
     static const struct {
         const char *name, *dtype;
     } rows[] = {
-        { "bf16", "bf16" },          { "bfloat16", "bf16" },     { "torch.bfloat16", "bf16" },
-        { "fp16", "fp16" },          { "float16", "fp16" },      { "half", "fp16" },
-        { "torch.float16", "fp16" }, { "fp32", "fp32" },         { "float32", "fp32" },
+        { "bf16", "bf16" },          { "bfloat16", "bf16" },      { "torch.bfloat16", "bf16" },
+        { "fp16", "fp16" },          { "float16", "fp16" },       { "half", "fp16" },
+        { "torch.float16", "fp16" }, { "fp32", "fp32" },          { "float32", "fp32" },
         { "float", "fp32" },         { "torch.float32", "fp32" },
     };
     for (size_t i = 0; name && i < sizeof rows / sizeof rows[0]; i++) {
@@ -761,8 +758,8 @@ static unsigned stack_rank(enum gpuplan_config_stack s)
 static bool has_trl_keys(const struct cfg_tree *t)
 {
     static const char *const trl_only[] = {
-        "max_length",    "packing",      "padding_free",         "dataset_text_field",
-        "loss_type",     "use_peft",     "model_name_or_path",   "completion_only_loss",
+        "max_length",        "packing",      "padding_free",        "dataset_text_field",
+        "loss_type",         "use_peft",     "model_name_or_path",  "completion_only_loss",
         "model_init_kwargs", "dataset_name", "assistant_only_loss", "activation_offloading",
         "max_seq_length",
     };
@@ -795,10 +792,10 @@ static enum gpuplan_config_stack stack_of(enum gpuplan_config_kind kind, const s
 
 enum when {
     WHEN_ALWAYS = 0,
-    WHEN_LORA,          /* method lora or qlora */
-    WHEN_QLORA,         /* method qlora */
-    WHEN_LORA_NO_PEFT,  /* lora/qlora and no adapter_config.json was read */
-    WHEN_FSDP,          /* sharding fsdp or fsdp-hybrid */
+    WHEN_LORA,         /* method lora or qlora */
+    WHEN_QLORA,        /* method qlora */
+    WHEN_LORA_NO_PEFT, /* lora/qlora and no adapter_config.json was read */
+    WHEN_FSDP,         /* sharding fsdp or fsdp-hybrid */
 };
 
 /* A framework's default for an option its files may leave out. */
@@ -813,16 +810,21 @@ struct default_rule {
 
 static const struct default_rule default_rules[] = {
     /* transformers Trainer */
-    { GPUPLAN_STACK_HF_TRAINER, WHEN_ALWAYS, "micro-batch", "8", "per_device_train_batch_size", SRC_TA },
-    { GPUPLAN_STACK_HF_TRAINER, WHEN_ALWAYS, "grad-accum", "1", "gradient_accumulation_steps", SRC_TA },
-    { GPUPLAN_STACK_HF_TRAINER, WHEN_ALWAYS, "optimizer", "adamw", "optim (adamw_torch_fused on torch >= 2.8)", SRC_TA },
-    { GPUPLAN_STACK_HF_TRAINER, WHEN_ALWAYS, "grad-ckpt", "none", "gradient_checkpointing", SRC_TA },
+    { GPUPLAN_STACK_HF_TRAINER, WHEN_ALWAYS, "micro-batch", "8", "per_device_train_batch_size",
+      SRC_TA },
+    { GPUPLAN_STACK_HF_TRAINER, WHEN_ALWAYS, "grad-accum", "1", "gradient_accumulation_steps",
+      SRC_TA },
+    { GPUPLAN_STACK_HF_TRAINER, WHEN_ALWAYS, "optimizer", "adamw",
+      "optim (adamw_torch_fused on torch >= 2.8)", SRC_TA },
+    { GPUPLAN_STACK_HF_TRAINER, WHEN_ALWAYS, "grad-ckpt", "none", "gradient_checkpointing",
+      SRC_TA },
     { GPUPLAN_STACK_HF_TRAINER, WHEN_ALWAYS, "compile", "no", "torch_compile", SRC_TA },
     { GPUPLAN_STACK_HF_TRAINER, WHEN_ALWAYS, "chunked-ce", "no", "use_liger_kernel", SRC_TA },
     /* TRL SFTTrainer: SFTConfig extends TrainingArguments */
     { GPUPLAN_STACK_TRL, WHEN_ALWAYS, "micro-batch", "8", "per_device_train_batch_size", SRC_TA },
     { GPUPLAN_STACK_TRL, WHEN_ALWAYS, "grad-accum", "1", "gradient_accumulation_steps", SRC_TA },
-    { GPUPLAN_STACK_TRL, WHEN_ALWAYS, "optimizer", "adamw", "optim (adamw_torch_fused on torch >= 2.8)", SRC_TA },
+    { GPUPLAN_STACK_TRL, WHEN_ALWAYS, "optimizer", "adamw",
+      "optim (adamw_torch_fused on torch >= 2.8)", SRC_TA },
     { GPUPLAN_STACK_TRL, WHEN_ALWAYS, "compile", "no", "torch_compile", SRC_TA },
     { GPUPLAN_STACK_TRL, WHEN_ALWAYS, "grad-ckpt", "full", "gradient_checkpointing", SRC_TRL_B },
     { GPUPLAN_STACK_TRL, WHEN_ALWAYS, "seq-len", "1024", "max_length", SRC_TRL_S },
@@ -831,12 +833,15 @@ static const struct default_rule default_rules[] = {
     { GPUPLAN_STACK_TRL, WHEN_LORA_NO_PEFT, "lora-rank", "16", "lora_r", SRC_TRL_M },
     { GPUPLAN_STACK_TRL, WHEN_LORA_NO_PEFT, "lora-alpha", "32", "lora_alpha", SRC_TRL_M },
     { GPUPLAN_STACK_TRL, WHEN_LORA_NO_PEFT, "lora-dropout", "0.05", "lora_dropout", SRC_TRL_M },
-    { GPUPLAN_STACK_TRL, WHEN_QLORA, "quant", "nf4", "bnb_4bit_quant_type nf4, use_bnb_nested_quant false", SRC_TRL_M },
+    { GPUPLAN_STACK_TRL, WHEN_QLORA, "quant", "nf4",
+      "bnb_4bit_quant_type nf4, use_bnb_nested_quant false", SRC_TRL_M },
     /* axolotl */
     { GPUPLAN_STACK_AXOLOTL, WHEN_ALWAYS, "seq-len", "512", "sequence_len", SRC_AX_C },
     { GPUPLAN_STACK_AXOLOTL, WHEN_ALWAYS, "micro-batch", "1", "micro_batch_size", SRC_AX_T },
-    { GPUPLAN_STACK_AXOLOTL, WHEN_ALWAYS, "grad-accum", "1", "gradient_accumulation_steps", SRC_AX_T },
-    { GPUPLAN_STACK_AXOLOTL, WHEN_ALWAYS, "optimizer", "adamw", "optimizer (adamw_torch_fused)", SRC_AX_T },
+    { GPUPLAN_STACK_AXOLOTL, WHEN_ALWAYS, "grad-accum", "1", "gradient_accumulation_steps",
+      SRC_AX_T },
+    { GPUPLAN_STACK_AXOLOTL, WHEN_ALWAYS, "optimizer", "adamw", "optimizer (adamw_torch_fused)",
+      SRC_AX_T },
     { GPUPLAN_STACK_AXOLOTL, WHEN_ALWAYS, "grad-ckpt", "none", "gradient_checkpointing", SRC_AX_C },
     { GPUPLAN_STACK_AXOLOTL, WHEN_ALWAYS, "act-offload", "no", "activation_offloading", SRC_AX_C },
     { GPUPLAN_STACK_AXOLOTL, WHEN_ALWAYS, "compile", "no", "torch_compile", SRC_AX_C },
@@ -845,28 +850,42 @@ static const struct default_rule default_rules[] = {
     /* LLaMA-Factory: its TrainingArguments extends transformers' */
     { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "method", "lora", "finetuning_type", SRC_LF_F },
     { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "seq-len", "2048", "cutoff_len", SRC_LF_D },
-    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "micro-batch", "8", "per_device_train_batch_size", SRC_TA },
-    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "grad-accum", "1", "gradient_accumulation_steps", SRC_TA },
+    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "micro-batch", "8", "per_device_train_batch_size",
+      SRC_TA },
+    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "grad-accum", "1", "gradient_accumulation_steps",
+      SRC_TA },
     { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "optimizer", "adamw", "optim", SRC_TA },
     { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "compile", "no", "torch_compile", SRC_TA },
-    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "grad-ckpt", "full", "disable_gradient_checkpointing (false)", SRC_LF_M },
-    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "attention", "sdpa", "flash_attn (auto: transformers' default)", SRC_LF_M },
+    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "grad-ckpt", "full",
+      "disable_gradient_checkpointing (false)", SRC_LF_M },
+    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_ALWAYS, "attention", "sdpa",
+      "flash_attn (auto: transformers' default)", SRC_LF_M },
     { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_LORA_NO_PEFT, "lora-rank", "8", "lora_rank", SRC_LF_F },
-    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_LORA_NO_PEFT, "lora-dropout", "0", "lora_dropout", SRC_LF_F },
-    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_LORA_NO_PEFT, "lora-targets", "all-linear", "lora_target (all)", SRC_LF_F },
-    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_QLORA, "quant", "nf4-dq", "quantization_type nf4, double_quantization true", SRC_LF_M },
+    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_LORA_NO_PEFT, "lora-dropout", "0", "lora_dropout",
+      SRC_LF_F },
+    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_LORA_NO_PEFT, "lora-targets", "all-linear",
+      "lora_target (all)", SRC_LF_F },
+    { GPUPLAN_STACK_LLAMA_FACTORY, WHEN_QLORA, "quant", "nf4-dq",
+      "quantization_type nf4, double_quantization true", SRC_LF_M },
     /* torchtune */
-    { GPUPLAN_STACK_TORCHTUNE, WHEN_ALWAYS, "grad-ckpt", "none", "enable_activation_checkpointing", SRC_TT_R },
-    { GPUPLAN_STACK_TORCHTUNE, WHEN_ALWAYS, "act-offload", "no", "enable_activation_offloading", SRC_TT_R },
+    { GPUPLAN_STACK_TORCHTUNE, WHEN_ALWAYS, "grad-ckpt", "none", "enable_activation_checkpointing",
+      SRC_TT_R },
+    { GPUPLAN_STACK_TORCHTUNE, WHEN_ALWAYS, "act-offload", "no", "enable_activation_offloading",
+      SRC_TT_R },
     { GPUPLAN_STACK_TORCHTUNE, WHEN_ALWAYS, "compile", "no", "compile", SRC_TT_R },
     { GPUPLAN_STACK_TORCHTUNE, WHEN_ALWAYS, "optim-in-bwd", "no", "optimizer_in_bwd", SRC_TT_R },
     { GPUPLAN_STACK_TORCHTUNE, WHEN_LORA_NO_PEFT, "lora-rank", "8", "model.lora_rank", SRC_TT_B },
-    { GPUPLAN_STACK_TORCHTUNE, WHEN_LORA_NO_PEFT, "lora-alpha", "16", "model.lora_alpha", SRC_TT_B },
-    { GPUPLAN_STACK_TORCHTUNE, WHEN_LORA_NO_PEFT, "lora-dropout", "0", "model.lora_dropout", SRC_TT_B },
-    { GPUPLAN_STACK_TORCHTUNE, WHEN_QLORA, "quant", "torchao-nf4", "qlora_* builders (torchao NF4)", SRC_TT_B },
-    { GPUPLAN_STACK_TORCHTUNE, WHEN_FSDP, "fsdp-wrap", "layers", "custom_sharded_layers (None)", SRC_TT_R },
+    { GPUPLAN_STACK_TORCHTUNE, WHEN_LORA_NO_PEFT, "lora-alpha", "16", "model.lora_alpha",
+      SRC_TT_B },
+    { GPUPLAN_STACK_TORCHTUNE, WHEN_LORA_NO_PEFT, "lora-dropout", "0", "model.lora_dropout",
+      SRC_TT_B },
+    { GPUPLAN_STACK_TORCHTUNE, WHEN_QLORA, "quant", "torchao-nf4", "qlora_* builders (torchao NF4)",
+      SRC_TT_B },
+    { GPUPLAN_STACK_TORCHTUNE, WHEN_FSDP, "fsdp-wrap", "layers", "custom_sharded_layers (None)",
+      SRC_TT_R },
     /* DeepSpeed */
-    { GPUPLAN_STACK_DEEPSPEED, WHEN_ALWAYS, "offload", "none", "zero_optimization.offload_optimizer / offload_param", SRC_DS_Z },
+    { GPUPLAN_STACK_DEEPSPEED, WHEN_ALWAYS, "offload", "none",
+      "zero_optimization.offload_optimizer / offload_param", SRC_DS_Z },
     /* a PEFT adapter_config.json's own defaults (any stack) */
     { GPUPLAN_STACK_UNKNOWN, WHEN_LORA, "lora-rank", "8", "r", SRC_PEFT },
     { GPUPLAN_STACK_UNKNOWN, WHEN_LORA, "lora-alpha", "8", "lora_alpha", SRC_PEFT },
@@ -964,8 +983,8 @@ static const char *default_mixed(enum gpuplan_config_stack s, const char **sourc
  * torchtune's recipes build in cfg.dtype; a plain Trainer script is assumed
  * to load fp32 (from_pretrained's default before transformers 5).
  */
-static const char *default_param_dtype(const struct gpuplan_config *cfg, const char *mixed,
-                                       const char *method)
+static const char *
+default_param_dtype(const struct gpuplan_config *cfg, const char *mixed, const char *method)
 {
     switch (cfg->stack) {
     case GPUPLAN_STACK_AXOLOTL:
@@ -1044,12 +1063,13 @@ static void derive_precision(struct gpuplan_config *cfg, enum gpuplan_status *st
         why = "torch autocast(bf16) over fp32 parameters (torch AMP)";
     }
     if (p->ds_master_16bit)
-        derived_note(cfg, st, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, "bf16.bf16_master_weights_and_grads",
-                     p->where, "precision", recipe,
+        derived_note(cfg, st, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE,
+                     "bf16.bf16_master_weights_and_grads", p->where, "precision", recipe,
                      "bf16 master weights and gradients with fp32 optimizer states (offloaded): "
                      "modelled as bf16-mixed, which keeps an fp32 master (over by 2 B/param)");
     if (stated)
-        derived_note(cfg, st, GPUPLAN_CONFIG_NOTE_MAPPED, p->key, p->where, "precision", recipe, why);
+        derived_note(cfg, st, GPUPLAN_CONFIG_NOTE_MAPPED, p->key, p->where, "precision", recipe,
+                     why);
     else
         derived_note(cfg, st, GPUPLAN_CONFIG_NOTE_DEFAULT, "mixed precision", "", "precision",
                      recipe, source);

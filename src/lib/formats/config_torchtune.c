@@ -172,7 +172,10 @@ static void tt_compile(struct cfg_ctx *c, const char *key, const struct cfg_node
     keep(c, cfg_set(c, key, v, "compile", model ? (loss ? "yes" : "blocks") : "no", NULL));
 }
 
-static void tt_count(struct cfg_ctx *c, const char *key, const struct cfg_node *v, uint32_t *out,
+static void tt_count(struct cfg_ctx *c,
+                     const char *key,
+                     const struct cfg_node *v,
+                     uint32_t *out,
                      const char *setting)
 {
     uint64_t n = 0;
@@ -210,10 +213,12 @@ static bool tt_distributed_key(struct cfg_ctx *c, const char *key, const struct 
         if (cfg_as_u64(c, v, &n) && n > 1)
             keep(c, cfg_set(c, key, v, "sharding", "fsdp-hybrid", "HSDP: replicate x shard"));
     } else if (strcmp(key, "context_parallel_dim") == 0) {
-        cfg_note(c, cfg_as_u64(c, v, &n) && n > 1 ? GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE
-                                                  : GPUPLAN_CONFIG_NOTE_IGNORED,
+        cfg_note(c,
+                 cfg_as_u64(c, v, &n) && n > 1 ? GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE
+                                               : GPUPLAN_CONFIG_NOTE_IGNORED,
                  key, v, NULL, cfg_as_text(c, v), "context parallelism is not modelled");
-    } else if (strcmp(key, "data_parallel_shard_dim") == 0 || strcmp(key, "tensor_parallel_plan") == 0) {
+    } else if (strcmp(key, "data_parallel_shard_dim") == 0 ||
+               strcmp(key, "tensor_parallel_plan") == 0) {
         cfg_note(c, GPUPLAN_CONFIG_NOTE_IGNORED, key, v, NULL, cfg_as_text(c, v),
                  "device-mesh layout (the GPU count comes with --gpu ID:N)");
     } else {
@@ -276,8 +281,8 @@ static bool tt_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
 
 static bool is_distributed(const struct cfg_ctx *c, const struct cfg_node *root)
 {
-    static const char *const keys[] = { "custom_sharded_layers", "fsdp_cpu_offload",
-                                        "fsdp_reshard_after_forward", "data_parallel_shard_dim",
+    static const char *const keys[] = { "custom_sharded_layers",       "fsdp_cpu_offload",
+                                        "fsdp_reshard_after_forward",  "data_parallel_shard_dim",
                                         "data_parallel_replicate_dim", "tensor_parallel_dim" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (cfg_get(c->tree, root, keys[i]))

@@ -34,9 +34,11 @@ void cfg_tree_release(struct cfg_tree *tree)
     tree->root = CFG_NONE;
 }
 
-static enum gpuplan_status
-tree_fail(struct gpuplan_error *err, enum gpuplan_status code, const char *name, uint32_t line,
-          uint32_t col)
+static enum gpuplan_status tree_fail(struct gpuplan_error *err,
+                                     enum gpuplan_status code,
+                                     const char *name,
+                                     uint32_t line,
+                                     uint32_t col)
 {
     if (!err)
         return code;
@@ -140,7 +142,8 @@ static enum gpuplan_status add_text(struct cfg_tree *t,
     return GPUPLAN_OK;
 }
 
-const struct cfg_node *cfg_get(const struct cfg_tree *t, const struct cfg_node *map, const char *key)
+const struct cfg_node *
+cfg_get(const struct cfg_tree *t, const struct cfg_node *map, const char *key)
 {
     if (!map || map->type != CFG_MAP)
         return NULL;
@@ -204,9 +207,8 @@ static uint32_t parent_of(const struct yaml_state *s)
     return s->depth ? s->stack[s->depth - 1] : CFG_NONE;
 }
 
-static enum gpuplan_status yaml_fail(struct yaml_state *s,
-                                     const yaml_mark_t *mark,
-                                     const char *message)
+static enum gpuplan_status
+yaml_fail(struct yaml_state *s, const yaml_mark_t *mark, const char *message)
 {
     gpuplan_error_set(s->err, GPUPLAN_ERR_INVALID_INPUT, NULL, "%s in '%s'", message, s->name);
     return tree_fail(s->err, GPUPLAN_ERR_INVALID_INPUT, s->name, (uint32_t)mark->line + 1U,
@@ -230,8 +232,8 @@ static enum gpuplan_status yaml_scalar(struct yaml_state *s, const yaml_event_t 
     const char *text = (const char *)ev->data.scalar.value;
     const size_t len = ev->data.scalar.length;
     const char *tag = (const char *)ev->data.scalar.tag;
-    n.quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-               (tag && strcmp(tag, YAML_STR_TAG) == 0);
+    n.quoted =
+        ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || (tag && strcmp(tag, YAML_STR_TAG) == 0);
     n.type = (!n.quoted && is_plain_null(text, len) && !is_key) ? CFG_NULL : CFG_SCALAR;
     uint32_t idx = 0;
     enum gpuplan_status st = add_text(s->t, &n, text, len, s->name, s->err);
@@ -242,15 +244,17 @@ static enum gpuplan_status yaml_scalar(struct yaml_state *s, const yaml_event_t 
     return st;
 }
 
-static enum gpuplan_status yaml_open(struct yaml_state *s, const yaml_event_t *ev, enum cfg_type type)
+static enum gpuplan_status
+yaml_open(struct yaml_state *s, const yaml_event_t *ev, enum cfg_type type)
 {
     if (map_expects_key(s))
-        return yaml_fail(s, &ev->start_mark, "a mapping key must be a plain value, not a collection");
+        return yaml_fail(s, &ev->start_mark,
+                         "a mapping key must be a plain value, not a collection");
     if (s->depth >= GPUPLAN_CONFIG_MAX_DEPTH) {
-        gpuplan_error_set(s->err, GPUPLAN_ERR_TOO_LARGE, NULL,
-                          "'%s' nests deeper than %u levels", s->name, GPUPLAN_CONFIG_MAX_DEPTH);
-        return tree_fail(s->err, GPUPLAN_ERR_TOO_LARGE, s->name,
-                         (uint32_t)ev->start_mark.line + 1U, (uint32_t)ev->start_mark.column + 1U);
+        gpuplan_error_set(s->err, GPUPLAN_ERR_TOO_LARGE, NULL, "'%s' nests deeper than %u levels",
+                          s->name, GPUPLAN_CONFIG_MAX_DEPTH);
+        return tree_fail(s->err, GPUPLAN_ERR_TOO_LARGE, s->name, (uint32_t)ev->start_mark.line + 1U,
+                         (uint32_t)ev->start_mark.column + 1U);
     }
     struct cfg_node n;
     memset(&n, 0, sizeof n);
@@ -324,7 +328,8 @@ static enum gpuplan_status parse_yaml(struct cfg_tree *t,
         if (!yaml_parser_parse(&parser, &ev)) {
             gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, NULL, "YAML syntax error in '%s': %s",
                               name, parser.problem ? parser.problem : "unreadable");
-            gpuplan_error_hint(err, "%s", parser.context ? parser.context : "check the indentation");
+            gpuplan_error_hint(err, "%s",
+                               parser.context ? parser.context : "check the indentation");
             st = tree_fail(err, GPUPLAN_ERR_INVALID_INPUT, name,
                            (uint32_t)parser.problem_mark.line + 1U,
                            (uint32_t)parser.problem_mark.column + 1U);
@@ -340,17 +345,17 @@ static enum gpuplan_status parse_yaml(struct cfg_tree *t,
 /* ---- JSON ---- */
 
 static enum gpuplan_status tree_from_json(struct cfg_tree *t,
-                                     const json_t *v,
-                                     uint32_t parent,
-                                     uint32_t depth,
-                                     const char *name,
-                                     struct gpuplan_error *err);
+                                          const json_t *v,
+                                          uint32_t parent,
+                                          uint32_t depth,
+                                          const char *name,
+                                          struct gpuplan_error *err);
 
 static enum gpuplan_status tree_from_json_scalar(struct cfg_tree *t,
-                                       const json_t *v,
-                                       uint32_t parent,
-                                       const char *name,
-                                       struct gpuplan_error *err)
+                                                 const json_t *v,
+                                                 uint32_t parent,
+                                                 const char *name,
+                                                 struct gpuplan_error *err)
 {
     struct cfg_node n;
     memset(&n, 0, sizeof n);
@@ -393,11 +398,11 @@ static enum gpuplan_status tree_from_json_scalar(struct cfg_tree *t,
 }
 
 static enum gpuplan_status tree_from_json(struct cfg_tree *t,
-                                     const json_t *v,
-                                     uint32_t parent,
-                                     uint32_t depth,
-                                     const char *name,
-                                     struct gpuplan_error *err)
+                                          const json_t *v,
+                                          uint32_t parent,
+                                          uint32_t depth,
+                                          const char *name,
+                                          struct gpuplan_error *err)
 {
     if (!json_is_object(v) && !json_is_array(v))
         return tree_from_json_scalar(t, v, parent, name, err);
@@ -421,7 +426,8 @@ static enum gpuplan_status tree_from_json(struct cfg_tree *t,
     const char *key;
     json_t *child;
     /* jansson keeps insertion order, so notes follow the file. */
-    json_object_foreach((json_t *)(uintptr_t)v, key, child) {
+    json_object_foreach((json_t *)(uintptr_t)v, key, child)
+    {
         struct cfg_node k;
         memset(&k, 0, sizeof k);
         k.type = CFG_SCALAR;
