@@ -34,7 +34,7 @@ for pair in deepspeed:deepspeed accelerate:accelerate axolotl:axolotl \
 done
 cat <<'TAIL'
 
-#define LIST(a) { a, sizeof a / sizeof a[0] }
+#define LIST(a) { (a), sizeof(a) / sizeof((a)[0]) }
 static const struct cfg_key_list lists[GPUPLAN_CONFIG_KIND_COUNT] = {
     [GPUPLAN_CONFIG_DEEPSPEED] = LIST(keys_deepspeed),
     [GPUPLAN_CONFIG_ACCELERATE] = LIST(keys_accelerate),

@@ -1725,9 +1725,9 @@ static const char *const keys_peft[] = {
     "velora_config",
 };
 
-#define LIST(a)                   \
-    {                             \
-        a, sizeof a / sizeof a[0] \
+#define LIST(a)                         \
+    {                                   \
+        (a), sizeof(a) / sizeof((a)[0]) \
     }
 static const struct cfg_key_list lists[GPUPLAN_CONFIG_KIND_COUNT] = {
     [GPUPLAN_CONFIG_DEEPSPEED] = LIST(keys_deepspeed),
