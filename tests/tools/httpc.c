@@ -13,6 +13,17 @@
  *                               server M" (raises RLIMIT_NOFILE to the hard
  *                               limit first)
  *   httpc reset PORT            send stdin, then close with RST (SO_LINGER 0)
+ *   httpc repeat PORT N         send stdin on N connections, one after another
+ *                               (each half-closed after the request), print
+ *                               the number of replies with a status line
+ *   httpc slowloris PORT N SECONDS SRC[,SRC...] MS
+ *                               hold N connections, spread over the source
+ *                               addresses, each sending a request line and a
+ *                               Host header, then one more header byte every
+ *                               MS ms (never finishing the headers); reopen
+ *                               every connection the server closes; after
+ *                               SECONDS print "opened N, closed by server M,
+ *                               longest held L ms, most held at once H"
  *
  * The server is always 127.0.0.1. Exit 0 on success, 1 on a socket error,
  * 2 on usage errors. Replies are read until EOF or 15 s of silence.
@@ -32,10 +43,13 @@
 
 #define READ_TIMEOUT_MS 15000
 #define MAX_INPUT_BYTES (4U * 1024U * 1024U)
+/* slowloris: how often connections are checked, and the most source addresses. */
+#define LORIS_TICK_MS     20
+#define LORIS_MAX_SOURCES 16
 
-static int connect_to(int port, const char *src)
+static int connect_to_flags(int port, const char *src, int flags)
 {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    const int fd = socket(AF_INET, SOCK_STREAM | flags, 0);
     if (fd < 0)
         return -1;
     if (src) {
@@ -53,11 +67,16 @@ static int connect_to(int port, const char *src)
     addr.sin_family = AF_INET;
     addr.sin_port = htons((unsigned short)port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0 && errno != EINPROGRESS) {
         close(fd);
         return -1;
     }
     return fd;
+}
+
+static int connect_to(int port, const char *src)
+{
+    return connect_to_flags(port, src, 0);
 }
 
 /* All of stdin, malloc'd. */
@@ -190,6 +209,34 @@ static int cmd_halfclose(int port, int reset)
     return 0;
 }
 
+static int cmd_repeat(int port, long n)
+{
+    size_t len = 0;
+    char *req = read_stdin(&len);
+    if (!req) {
+        perror("httpc repeat");
+        return 1;
+    }
+    long answered = 0;
+    for (long i = 0; i < n; i++) {
+        const int fd = connect_to(port, NULL);
+        if (fd < 0 || send_all(fd, req, len) != 0) {
+            if (fd >= 0)
+                close(fd);
+            continue;
+        }
+        (void)shutdown(fd, SHUT_WR);
+        char *reply = NULL;
+        (void)drain(fd, 0, &reply);
+        answered += reply && strncmp(reply, "HTTP/1.", 7) == 0;
+        free(reply);
+        close(fd);
+    }
+    printf("%ld\n", answered);
+    free(req);
+    return 0;
+}
+
 static int cmd_pipeline(int port, long n)
 {
     size_t len = 0;
@@ -220,13 +267,11 @@ static int cmd_pipeline(int port, long n)
     return rc;
 }
 
+static void raise_nofile(void);
+
 static int cmd_idle(int port, long n, long seconds, const char *src)
 {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        (void)setrlimit(RLIMIT_NOFILE, &rl);
-    }
+    raise_nofile();
     int *fds = calloc((size_t)n, sizeof *fds);
     if (!fds)
         return 1;
@@ -267,23 +312,169 @@ static int cmd_idle(int port, long n, long seconds, const char *src)
     return 0;
 }
 
+static long long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+struct loris {
+    int fd;
+    const char *src;
+    long long opened_ms;
+    long long next_byte_ms;
+    size_t n_sent; /* of the request start; then header bytes */
+};
+
+/* The start of a request that never ends: a request line, Host, and an endless header. */
+static const char loris_start[] = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+
+static int loris_open(struct loris *c, int port, long long now)
+{
+    c->fd = connect_to_flags(port, c->src, SOCK_NONBLOCK);
+    c->opened_ms = now;
+    c->next_byte_ms = now;
+    c->n_sent = 0;
+    return c->fd >= 0 ? 0 : -1;
+}
+
+/* One step: send what is due; 1 when the server has closed the connection. */
+static int loris_step(struct loris *c, long long now, long interval_ms)
+{
+    char byte;
+    const ssize_t r = recv(c->fd, &byte, 1, MSG_DONTWAIT);
+    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN))
+        return 1;
+    if (now < c->next_byte_ms)
+        return 0;
+    const size_t start_len = sizeof loris_start - 1;
+    const char *data = c->n_sent < start_len ? loris_start + c->n_sent : "a";
+    const size_t len = c->n_sent < start_len ? start_len - c->n_sent : 1;
+    const ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+        c->n_sent += (size_t)n;
+        if (c->n_sent >= start_len)
+            c->next_byte_ms = now + interval_ms;
+    } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN) {
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_slowloris(int port, long n, long seconds, const char *sources, long interval_ms)
+{
+    raise_nofile();
+    char src_buf[512];
+    const char *src[LORIS_MAX_SOURCES];
+    size_t n_src = 0;
+    (void)snprintf(src_buf, sizeof src_buf, "%s", sources);
+    for (char *p = src_buf; p && *p && n_src < LORIS_MAX_SOURCES;) {
+        src[n_src++] = p;
+        p = strchr(p, ',');
+        if (p)
+            *p++ = '\0';
+    }
+    struct loris *c = calloc((size_t)(n > 0 ? n : 1), sizeof *c);
+    if (!c || n_src == 0)
+        return 1;
+    const long long start = monotonic_ms();
+    long opened = 0, closed = 0, most_held = 0;
+    long long longest_ms = 0;
+    for (long i = 0; i < n; i++) {
+        c[i].src = src[(size_t)i % n_src];
+        if (loris_open(&c[i], port, start) == 0)
+            opened++;
+    }
+    for (long long now = start; now - start < seconds * 1000LL; now = monotonic_ms()) {
+        long held = 0;
+        for (long i = 0; i < n; i++) {
+            if (c[i].fd >= 0 && loris_step(&c[i], now, interval_ms) == 1) {
+                if (now - c[i].opened_ms > longest_ms)
+                    longest_ms = now - c[i].opened_ms;
+                close(c[i].fd);
+                c[i].fd = -1;
+                closed++;
+            }
+            if (c[i].fd < 0 && loris_open(&c[i], port, now) == 0)
+                opened++;
+            held += c[i].fd >= 0;
+        }
+        if (held > most_held)
+            most_held = held;
+        sleep_ms(LORIS_TICK_MS);
+    }
+    for (long i = 0; i < n; i++) {
+        if (c[i].fd >= 0)
+            close(c[i].fd);
+    }
+    printf("opened %ld, closed by server %ld, longest held %lld ms, most held at once %ld\n",
+           opened, closed, longest_ms, most_held);
+    free(c);
+    return 0;
+}
+
+/* A decimal in [0, max], or -1. */
+static long parse_count(const char *text, long max)
+{
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(text, &end, 10);
+    return errno || end == text || *end || v < 0 || v > max ? -1 : v;
+}
+
+#define MAX_ARG 100000000L
+
+/* argv[i] as a count, or `fallback` when absent; -1 when malformed. */
+static long arg_count(int argc, char **argv, int i, long fallback)
+{
+    return i < argc ? parse_count(argv[i], MAX_ARG) : fallback;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fputs("usage: httpc slow|halfclose|pipeline|idle|reset PORT [ARGS]\n", stderr);
+        fputs("usage: httpc slow|halfclose|pipeline|repeat|idle|reset|slowloris PORT [ARGS]\n",
+              stderr);
         return 2;
     }
-    const int port = atoi(argv[2]);
-    if (strcmp(argv[1], "slow") == 0 && (argc == 4 || argc == 5))
-        return cmd_slow(port, atol(argv[3]), argc == 5 ? (size_t)atol(argv[4]) : 0);
-    if (strcmp(argv[1], "halfclose") == 0 && argc == 3)
-        return cmd_halfclose(port, 0);
-    if (strcmp(argv[1], "reset") == 0 && argc == 3)
-        return cmd_halfclose(port, 1);
-    if (strcmp(argv[1], "pipeline") == 0 && argc == 4)
-        return cmd_pipeline(port, atol(argv[3]));
-    if (strcmp(argv[1], "idle") == 0 && (argc == 5 || argc == 6))
-        return cmd_idle(port, atol(argv[3]), atol(argv[4]), argc == 6 ? argv[5] : NULL);
+    const char *cmd = argv[1];
+    const long port = parse_count(argv[2], 65535);
+    const long n3 = arg_count(argc, argv, 3, 0);
+    const long n4 = arg_count(argc, argv, 4, 0); /* argv[3], argv[4] are numbers in every command */
+    if (port < 0 || n3 < 0 || n4 < 0) {
+        fputs("httpc: bad number\n", stderr);
+        return 2;
+    }
+    if (strcmp(cmd, "slow") == 0 && (argc == 4 || argc == 5))
+        return cmd_slow((int)port, n3, (size_t)n4);
+    if (strcmp(cmd, "halfclose") == 0 && argc == 3)
+        return cmd_halfclose((int)port, 0);
+    if (strcmp(cmd, "reset") == 0 && argc == 3)
+        return cmd_halfclose((int)port, 1);
+    if (strcmp(cmd, "repeat") == 0 && argc == 4)
+        return cmd_repeat((int)port, n3);
+    if (strcmp(cmd, "pipeline") == 0 && argc == 4)
+        return cmd_pipeline((int)port, n3);
+    if (strcmp(cmd, "idle") == 0 && (argc == 5 || argc == 6))
+        return cmd_idle((int)port, n3, n4, argc == 6 ? argv[5] : NULL);
+    if (strcmp(cmd, "slowloris") == 0 && argc == 7) {
+        const long interval_ms = parse_count(argv[6], MAX_ARG);
+        if (interval_ms < 0) {
+            fputs("httpc: bad number\n", stderr);
+            return 2;
+        }
+        return cmd_slowloris((int)port, n3, n4, argv[5], interval_ms);
+    }
     fputs("httpc: bad arguments\n", stderr);
     return 2;
 }
