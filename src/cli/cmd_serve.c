@@ -3,6 +3,7 @@
  * (src/server/server.c). Exit 0 after a clean SIGTERM/SIGINT shutdown.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,8 @@
 
 static const char serve_help[] =
     N_("usage: gpuplan serve [--listen HOST:PORT] [--threads N] [--timeout S] [--catalog DIR]\n"
+       "                     [--header-timeout S] [--body-timeout S] [--max-connections N]\n"
+       "                     [--max-per-ip N] [--log-sample N] [--cors ORIGIN]\n"
        "\n"
        "Run the HTTP/JSON service: POST /v1/estimate, /v1/recommend, /v1/tco;\n"
        "GET /v1/gpus, /v1/models, /healthz, /metrics and the web page at /.\n"
@@ -21,8 +24,23 @@ static const char serve_help[] =
        "  --listen HOST:PORT  address to bind (default 127.0.0.1:8080; port 0 picks a free\n"
        "                      port, printed at startup); non-loopback addresses are exposed\n"
        "                      without authentication\n"
-       "  --threads N         worker threads (default 4, 1..256)\n"
+       "  --threads N         /v1/recommend searches computed at once, the rest wait in\n"
+       "                      order (default 4, 1..256); other requests are computed by\n"
+       "                      the I/O threads, one per CPU\n"
        "  --timeout S         close connections idle for S seconds (default 10, 1..3600)\n"
+       "  --header-timeout S  close a connection whose request headers are not complete S\n"
+       "                      seconds after it opened or after its last response, however\n"
+       "                      often bytes arrive (default 10, 1..3600)\n"
+       "  --body-timeout S    close a connection whose request body is not complete S seconds\n"
+       "                      after its headers (default 30, 1..3600)\n"
+       "  --max-connections N connections held at once (default 1024, 16..16384); when full,\n"
+       "                      a client address holding fewer than the busiest one still gets in\n"
+       "  --max-per-ip N      connections from one address, IPv6 /64 (default 384,\n"
+       "                      1..--max-connections)\n"
+       "  --log-sample N      access log: one line per N requests, plus every error\n"
+       "                      (default 100; 1 logs every request, 0 errors only)\n"
+       "  --cors ORIGIN       allow the web origin ORIGIN (https://host[:port], or *) to call\n"
+       "                      the API from a browser; without it no CORS header is sent\n"
        "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
        "                      embedded catalog\n"
        "  -h, --help          show this help\n");
@@ -60,13 +78,9 @@ static int is_option(const char *arg, const char *name)
 
 int cmd_serve(int argc, char **argv)
 {
-    struct server_config cfg = {
-        .listen = SERVER_DEFAULT_LISTEN,
-        .n_threads = SERVER_DEFAULT_THREADS,
-        .timeout_s = SERVER_DEFAULT_TIMEOUT_S,
-        .catalog_dir = NULL,
-        .log = stderr,
-    };
+    struct server_config cfg;
+    server_config_init(&cfg);
+    bool has_max_per_ip = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -87,6 +101,45 @@ int cmd_serve(int argc, char **argv)
             if (parse_unsigned(v, 1, SERVER_MAX_TIMEOUT_S, &cfg.timeout_s) != 0)
                 return cli_usage_error("serve", "'--timeout' must be seconds in 1..%d; got '%s'",
                                        SERVER_MAX_TIMEOUT_S, v ? v : "");
+        } else if (is_option(arg, "--header-timeout")) {
+            const char *v = option_value(argc, argv, &i, "--header-timeout");
+            if (parse_unsigned(v, 1, SERVER_MAX_TIMEOUT_S, &cfg.header_timeout_s) != 0)
+                return cli_usage_error("serve",
+                                       "'--header-timeout' must be seconds in 1..%d; got '%s'",
+                                       SERVER_MAX_TIMEOUT_S, v ? v : "");
+        } else if (is_option(arg, "--body-timeout")) {
+            const char *v = option_value(argc, argv, &i, "--body-timeout");
+            if (parse_unsigned(v, 1, SERVER_MAX_TIMEOUT_S, &cfg.body_timeout_s) != 0)
+                return cli_usage_error("serve",
+                                       "'--body-timeout' must be seconds in 1..%d; got '%s'",
+                                       SERVER_MAX_TIMEOUT_S, v ? v : "");
+        } else if (is_option(arg, "--max-connections")) {
+            const char *v = option_value(argc, argv, &i, "--max-connections");
+            if (parse_unsigned(v, SERVER_MIN_MAX_CONNECTIONS, SERVER_MAX_MAX_CONNECTIONS,
+                               &cfg.max_connections) != 0)
+                return cli_usage_error(
+                    "serve", "'--max-connections' must be an integer in %d..%d; got '%s'",
+                    SERVER_MIN_MAX_CONNECTIONS, SERVER_MAX_MAX_CONNECTIONS, v ? v : "");
+        } else if (is_option(arg, "--max-per-ip")) {
+            const char *v = option_value(argc, argv, &i, "--max-per-ip");
+            if (parse_unsigned(v, 1, SERVER_MAX_MAX_CONNECTIONS, &cfg.max_per_ip) != 0)
+                return cli_usage_error("serve",
+                                       "'--max-per-ip' must be an integer in 1..%d; got '%s'",
+                                       SERVER_MAX_MAX_CONNECTIONS, v ? v : "");
+            has_max_per_ip = true;
+        } else if (is_option(arg, "--log-sample")) {
+            const char *v = option_value(argc, argv, &i, "--log-sample");
+            if (parse_unsigned(v, 0, SERVER_MAX_LOG_SAMPLE, &cfg.log_sample) != 0)
+                return cli_usage_error("serve",
+                                       "'--log-sample' must be an integer in 0..%d; got '%s'",
+                                       SERVER_MAX_LOG_SAMPLE, v ? v : "");
+        } else if (is_option(arg, "--cors")) {
+            cfg.cors_origin = option_value(argc, argv, &i, "--cors");
+            if (!server_cors_origin_is_valid(cfg.cors_origin))
+                return cli_usage_error("serve",
+                                       "'--cors' must be an origin such as "
+                                       "https://example.org:8443, or *; got '%s'",
+                                       cfg.cors_origin ? cfg.cors_origin : "");
         } else if (is_option(arg, "--catalog")) {
             cfg.catalog_dir = option_value(argc, argv, &i, "--catalog");
             if (!cfg.catalog_dir || !cfg.catalog_dir[0])
@@ -94,6 +147,13 @@ int cmd_serve(int argc, char **argv)
         } else {
             return cli_usage_error("serve", "unknown option '%s'", arg);
         }
+    }
+    if (cfg.max_per_ip > cfg.max_connections) {
+        if (has_max_per_ip)
+            return cli_usage_error("serve",
+                                   "'--max-per-ip' (%u) must not exceed '--max-connections' (%u)",
+                                   cfg.max_per_ip, cfg.max_connections);
+        cfg.max_per_ip = cfg.max_connections; /* a small --max-connections lowers the default */
     }
     /* Before any thread exists, so every MHD thread inherits the mask and sigwait() gets them. */
     if (server_block_signals() != 0) {

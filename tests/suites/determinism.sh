@@ -133,7 +133,8 @@ else
         shift 3
         pids=""
         for i in 1 2 3 4 5 6 7 8; do
-            curl -s --max-time 60 --data-binary "$body" -o "$tmp/p.$i" \
+            curl -s --max-time 60 -H 'Content-Type: application/json' --data-binary "$body" \
+                -o "$tmp/p.$i" \
                 "http://127.0.0.1:$port/v1/$endpoint" &
             pids="$pids $!"
         done

@@ -115,7 +115,9 @@ assert d["message"] and isinstance(d["hint"], str), d
 "$GPUPLAN" serve --help >"$tmp/out" 2>&1
 [ $? = 0 ] && grep -q -- '--listen' "$tmp/out" && ok "serve --help" || bad "serve --help"
 for args in "--threads 0" "--threads x" "--listen nonsense" "--listen 127.0.0.1:70000" \
-    "--timeout 0" "--bogus"; do
+    "--timeout 0" "--bogus" "--header-timeout 0" "--body-timeout 4000" "--max-connections 8" \
+    "--max-per-ip 0" "--max-connections 100 --max-per-ip 200" "--log-sample -1" \
+    "--cors https://example.org/app" "--cors ftp://example.org" "--cors"; do
     # shellcheck disable=SC2086
     "$GPUPLAN" serve $args >"$tmp/out" 2>&1
     rc=$?
@@ -150,6 +152,17 @@ fi
 request healthz 200 "$base/healthz" && golden healthz
 header_has healthz "Content-Type: application/json"
 request "healthz HEAD" 200 -I "$base/healthz"
+
+# No CORS header without --cors (a page on another origin cannot read any answer), and no
+# preflight: OPTIONS is just another method.
+request "no cors: GET" 200 -H 'Origin: https://evil.example' "$base/healthz"
+if tr -d '\r' <"$tmp/headers" | grep -qi '^access-control-'; then
+    bad "no cors: an Access-Control header was sent"
+else
+    ok "no cors: no Access-Control header"
+fi
+request "no cors: OPTIONS is 405" 405 -X OPTIONS -H 'Origin: https://evil.example' \
+    -H 'Access-Control-Request-Method: POST' "$base/v1/estimate"
 
 request page 200 "$base/"
 header_has page "Content-Type: text/html"
@@ -203,7 +216,8 @@ estimate_case "inference" \
     '{"model": "qwen2.5-7b", "method": "infer", "context": "8k", "batch": 16, "kv_dtype": "fp8", "gpu_memory_utilization": 0.9, "gpu": "l40s"}' \
     qwen2.5-7b --method infer --context 8k --batch 16 --kv-dtype fp8 --gpu-memory-utilization 0.9 --gpu l40s
 request "estimate HEAD-less GET" 405 "$base/v1/estimate"
-post_unknown_gpu=$(curl -s -o "$tmp/body" -w '%{http_code}' --data-binary '{"model": "llama-3.1-8b", "gpu": "h100sxm:8"}' "$base/v1/estimate")
+post_unknown_gpu=$(curl -s -o "$tmp/body" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary '{"model": "llama-3.1-8b", "gpu": "h100sxm:8"}' "$base/v1/estimate")
 [ "$post_unknown_gpu" = 404 ] && ok "unknown GPU: HTTP 404" || bad "unknown GPU: HTTP $post_unknown_gpu, want 404"
 error_is "unknown GPU" not_found '$.gpu'
 body_has "unknown GPU" "h100-sxm"
@@ -287,12 +301,15 @@ rec_post "recommend model path refused" 404 '{"model": "/etc/passwd"}' &&
 
 # Over 1 MiB: rejected from Content-Length, and while streaming a chunked body.
 python3 -c 'import sys; sys.stdout.write("{\"model\":\"" + "x" * (1024 * 1024) + "\"}")' >"$tmp/big.json"
-request "body > 1 MiB (Content-Length)" 413 --data-binary @"$tmp/big.json" "$base/v1/estimate" &&
+request "body > 1 MiB (Content-Length)" 413 -H 'Content-Type: application/json' \
+    --data-binary @"$tmp/big.json" "$base/v1/estimate" &&
     golden estimate-too-large
-request "body > 1 MiB (chunked)" 413 -H 'Transfer-Encoding: chunked' --data-binary @"$tmp/big.json" \
+request "body > 1 MiB (chunked)" 413 -H 'Content-Type: application/json' \
+    -H 'Transfer-Encoding: chunked' --data-binary @"$tmp/big.json" \
     "$base/v1/estimate" && error_is "chunked 413" too_large body
 python3 -c 'import sys; sys.stdout.write("{\"model\":\"" + "x" * (1024 * 1024 - 20) + "\"}")' >"$tmp/under.json"
-post_file_status=$(curl -s -o "$tmp/body" -w '%{http_code}' --data-binary @"$tmp/under.json" "$base/v1/estimate")
+post_file_status=$(curl -s -o "$tmp/body" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary @"$tmp/under.json" "$base/v1/estimate")
 [ "$post_file_status" = 400 ] && ok "body just under 1 MiB is read (400 for the long model id)" ||
     bad "body just under 1 MiB: HTTP $post_file_status, want 400"
 
@@ -396,6 +413,30 @@ grep -q 'gpuplan: stopped' "$tmp/log" && ok "SIGTERM: clean stop logged" || bad 
 if grep -qiE 'sanitizer|runtime error|leak' "$tmp/log"; then
     bad "sanitizer report in the server log"
     cat "$tmp/log"
+fi
+
+# ---- CORS: no header unless --cors ORIGIN ------------------------------------------------
+if start_server "$tmp/log3" --cors https://example.org; then
+    request "cors: GET /healthz" 200 -H 'Origin: https://example.org' "$base/healthz"
+    header_has "cors: GET" "Access-Control-Allow-Origin: https://example.org"
+    header_has "cors: GET" "Vary: Origin"
+    request "cors: preflight" 204 -X OPTIONS -H 'Origin: https://example.org' \
+        -H 'Access-Control-Request-Method: POST' -H 'Access-Control-Request-Headers: content-type' \
+        "$base/v1/estimate"
+    header_has "cors: preflight" "Access-Control-Allow-Methods: POST"
+    header_has "cors: preflight" "Access-Control-Allow-Headers: Content-Type"
+    header_has "cors: preflight" "Access-Control-Allow-Origin: https://example.org"
+    request "cors: POST" 200 -H 'Origin: https://example.org' -H 'Content-Type: application/json' \
+        --data-binary '{"model": "llama-3.1-8b"}' "$base/v1/estimate"
+    header_has "cors: POST" "Access-Control-Allow-Origin: https://example.org"
+    request "cors: text/plain POST still refused" 415 -H 'Content-Type: text/plain' \
+        --data-binary '{"model": "llama-3.1-8b"}' "$base/v1/estimate"
+    request "cors: 405 lists OPTIONS" 405 -X DELETE "$base/v1/estimate"
+    header_has "cors: 405" "Allow: POST, OPTIONS"
+    stop_server
+    server_pid=""
+else
+    bad "server with --cors did not start"
 fi
 
 # SIGINT on an idle server also exits 0.

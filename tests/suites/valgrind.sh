@@ -114,7 +114,8 @@ if [ "${VALGRIND_LONG:-0}" = 1 ]; then
         'estimate {"model":"nope"}' 'estimate {"seq_len":[1]}' 'tco {"gpu":"h100-sxm:8"}' \
         'tco {"gpu":"h100-sxm:8","years":40}' 'recommend {"model":"llama-3.1-8b","top":2}' \
         'recommend {"model":"qwen2.5-7b","method":"infer"}'; do
-        curl -s -o /dev/null --max-time 120 --data-binary "${req#* }" "$b/v1/${req%% *}" &&
+        curl -s -o /dev/null --max-time 120 -H 'Content-Type: application/json' \
+            --data-binary "${req#* }" "$b/v1/${req%% *}" &&
             n_ok=$((n_ok + 1))
     done
     kill -TERM "$pid"
