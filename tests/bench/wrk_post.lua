@@ -1,14 +1,19 @@
--- wrk_post.lua - POST a JSON body with wrk (scripts/bench-extra.sh).
+-- wrk_post.lua - drive one endpoint with wrk (scripts/bench-extra.sh).
 --
---   WRK_BODY='{"model":"llama-3.1-8b"}' wrk -s tests/bench/wrk_post.lua URL
+--   WRK_BODY='{"model":"llama-3.1-8b"}' wrk -s tests/bench/wrk_post.lua URL   # POST the body
+--   WRK_METHOD=GET wrk -s tests/bench/wrk_post.lua URL                        # GET
 --
--- The body comes from the environment so one script serves every endpoint.
--- At the end it prints one machine-readable line for the bench script:
+-- The body comes from the environment so one script serves every endpoint;
+-- POST bodies are sent as application/json (the service answers 415 to
+-- anything else). At the end it prints one machine-readable line for the
+-- bench script:
 --   RESULT requests=N duration_s=S rps=R p50_ms=A p99_ms=B max_ms=C
 --          connect_errors=.. read_errors=.. write_errors=.. timeouts=.. non_2xx=..
-wrk.method = "POST"
-wrk.body = os.getenv("WRK_BODY") or '{"model": "llama-3.1-8b"}'
-wrk.headers["Content-Type"] = "application/json"
+wrk.method = os.getenv("WRK_METHOD") or "POST"
+if wrk.method == "POST" then
+   wrk.body = os.getenv("WRK_BODY") or '{"model": "llama-3.1-8b"}'
+   wrk.headers["Content-Type"] = "application/json"
+end
 
 function done(summary, latency, requests)
    local s = summary.duration / 1e6
