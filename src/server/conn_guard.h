@@ -16,8 +16,9 @@
  *    in 0.9.75's daemon.c), so a registered socket is always still open.
  *  - The server reports each connection's phase (conn_guard_set_phase):
  *    HEADERS from accept, and again after each response (keep-alive), until
- *    the first access-handler call; BODY until the final call of an upload;
- *    BUSY while the request is computed and answered (no deadline). Each
+ *    the first access-handler call; BODY from there to the final call (the
+ *    body, if any, on any method); BUSY while the request is computed and
+ *    answered (no deadline). Each
  *    phase with a deadline keeps its connections in a list in phase-start
  *    order, which is deadline order, so expiry is O(1) per connection.
  *  - A watcher thread wakes every CONN_GUARD_TICK_MS and shuts down

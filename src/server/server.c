@@ -711,7 +711,6 @@ static enum MHD_Result begin_post(const struct server *srv,
         if (errno == ERANGE || n > GPUPLAN_REQUEST_MAX_BODY_BYTES)
             return respond_too_large(srv, conn, req, errno == ERANGE ? 0 : n);
     }
-    conn_guard_set_phase(srv->guard, conn, CONN_PHASE_BODY);
     return MHD_YES; /* wait for the body */
 }
 
@@ -723,8 +722,12 @@ static enum MHD_Result begin_request(const struct server *srv,
                                      const char *method,
                                      const char *version)
 {
-    /* From here the request is computed or answered: no deadline (see begin_post for bodies). */
-    conn_guard_set_phase(srv->guard, conn, CONN_PHASE_BUSY);
+    /*
+     * The headers are in; the rest of the request (a body, if any, even on a
+     * GET) has the body deadline until the final call, after which it is
+     * computed and answered without one.
+     */
+    conn_guard_set_phase(srv->guard, conn, CONN_PHASE_BODY);
     if (!is_clean_target(req, url, version))
         return respond_bad_request(srv, conn, req, "request-target",
                                    "NUL or control byte in the request target",
@@ -805,11 +808,11 @@ static enum MHD_Result on_request(void *cls,
         *upload_data_size = 0;
         return take_upload(req, upload_data, size);
     }
-    if (req->is_get)
-        return run_get(srv, conn, req, &routes[req->route]);
     if (req->job)
         return finish_search(srv, conn, req);
-    conn_guard_set_phase(srv->guard, conn, CONN_PHASE_BUSY); /* the body is complete */
+    conn_guard_set_phase(srv->guard, conn, CONN_PHASE_BUSY); /* the request is complete */
+    if (req->is_get)
+        return run_get(srv, conn, req, &routes[req->route]);
     if (req->is_too_large)
         return respond_too_large(srv, conn, req, 0);
     if (routes[req->route].is_search)

@@ -333,11 +333,16 @@ dl_headers=$!
 slow_body='{"model": "llama-3.1-8b", "method": "qlora", "gpu": "h100-sxm:1", "seq_len": 4096}'
 post_request "$slow_body" | "$HTTPC" slow "$port" 250 "$headers_len" >"$tmp/dl.body" 2>&1 &
 dl_body=$!
+get_head=$(printf 'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n')
+printf '%s%060d' "$get_head" 0 | "$HTTPC" slow "$port" 250 "${#get_head}" >"$tmp/dl.get" 2>&1 &
+dl_get=$!
 wait "$dl_headers"
 headers_ms=$((($(date +%s%N) - start_ns) / 1000000))
 wait "$dl_body"
 body_ms=$((($(date +%s%N) - start_ns) / 1000000))
-echo "note: trickled headers cut after ${headers_ms} ms, trickled body after ${body_ms} ms"
+wait "$dl_get"
+get_ms=$((($(date +%s%N) - start_ns) / 1000000))
+echo "note: trickled headers cut after ${headers_ms} ms, trickled body after ${body_ms} ms, GET body after ${get_ms} ms"
 if ! grep -q 'HTTP/1.1' "$tmp/dl.headers" && [ "$headers_ms" -ge 1500 ] && [ "$headers_ms" -le 4000 ]; then
     ok "header deadline: a header byte every 250 ms is cut at 2 s (${headers_ms} ms), no answer"
 else
@@ -347,6 +352,11 @@ if ! grep -q 'HTTP/1.1' "$tmp/dl.body" && [ "$body_ms" -ge 1500 ] && [ "$body_ms
     ok "body deadline: a body byte every 250 ms is cut at 2 s (${body_ms} ms), no answer"
 else
     bad "body deadline: ${body_ms} ms, reply '$(head -c 80 "$tmp/dl.body")'"
+fi
+if ! grep -q 'HTTP/1.1' "$tmp/dl.get" && [ "$get_ms" -ge 1500 ] && [ "$get_ms" -le 4000 ]; then
+    ok "body deadline on a GET with a trickled body (${get_ms} ms), no answer"
+else
+    bad "GET with a trickled body: ${get_ms} ms, reply '$(head -c 80 "$tmp/dl.get")'"
 fi
 metric() { curl -s --max-time 3 "$base/metrics" | sed -n "s/^$1 \([0-9]*\)$/\1/p"; }
 guarded() { metric "gpuplan_http_connections_guarded_total{reason=\"$1\"}"; }
