@@ -199,7 +199,8 @@ static void test_model_config_is_the_fixture(void **state)
         json_t *fixture = json_load_file(fixture_path(rows[i].fixture), 0, NULL);
         assert_non_null(embedded);
         if (!fixture)
-            fail_msg("fixture %s missing (run the tests from the repository root)", fixture_path(rows[i].fixture));
+            fail_msg("fixture %s missing (run the tests from the repository root)",
+                     fixture_path(rows[i].fixture));
         assert_true(json_equal(embedded, fixture));
         json_decref(embedded);
         json_decref(fixture);

@@ -24,6 +24,7 @@
 
 #include "catalog/catalog_internal.h"
 #include "formats/gguf_internal.h"
+#include "formats/safetensors_internal.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/gpuplan.h"
@@ -31,7 +32,6 @@
 #include "gpuplan/request.h"
 #include "gpuplan/units.h"
 #include "util/json_internal.h"
-#include "formats/safetensors_internal.h"
 
 /* An error must be filled: code, lowercase message, NUL-terminated. */
 static void

@@ -10,8 +10,9 @@ static void test_error_set_and_names(void **state)
     (void)state;
     struct gpuplan_error err;
     gpuplan_error_init(&err);
-    assert_int_equal(gpuplan_error_set(&err, GPUPLAN_ERR_NOT_FOUND, "x.json", "unknown '%s'", "abc"),
-                     GPUPLAN_ERR_NOT_FOUND);
+    assert_int_equal(
+        gpuplan_error_set(&err, GPUPLAN_ERR_NOT_FOUND, "x.json", "unknown '%s'", "abc"),
+        GPUPLAN_ERR_NOT_FOUND);
     assert_string_equal(err.message, "unknown 'abc'");
     assert_string_equal(err.where, "x.json");
     gpuplan_error_where_prefix(&err, "dir/");

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/tensor_names_internal.h"
 #include "gpuplan/units.h"
 #include "util/json_internal.h"
 #include "util/json_scan_internal.h"
-#include "formats/tensor_names_internal.h"
 
 #include "util/i18n_internal.h"
 

@@ -25,12 +25,12 @@
 #include <unistd.h>
 
 #include "formats/gguf_internal.h"
+#include "formats/safetensors_internal.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/model.h"
 #include "gpuplan/units.h"
 #include "model/model_internal.h"
 #include "util/json_internal.h"
-#include "formats/safetensors_internal.h"
 
 #define GGUF_FIRST_READ_BYTES (16ULL * GPUPLAN_BYTES_PER_MIB)
 #define GGUF_MAX_READ_BYTES   (512ULL * GPUPLAN_BYTES_PER_MIB)
