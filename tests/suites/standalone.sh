@@ -27,9 +27,9 @@ else
 fi
 
 # Every tests/fixtures path the tests name exists.
-named=$(grep -h -o -E 'tests/fixtures/[A-Za-z0-9._/-]+' tests/golden/*/*.cmd tests/suites/*.sh \
+named=$(grep -h -o -E 'tests/fixtures/[A-Za-z0-9._/-]+' tests/golden/cli/*/*.cmd tests/suites/*.sh \
     tests/unit/*.c tests/unit/*.h tests/bench/*.c 2>/dev/null | sed 's/[.,;:)]*$//' | sort -u)
-fixtures_cmd=$(grep -h -o -E '\$FIXTURES/[A-Za-z0-9._/-]+' tests/golden/*/*.cmd 2>/dev/null |
+fixtures_cmd=$(grep -h -o -E '\$FIXTURES/[A-Za-z0-9._/-]+' tests/golden/cli/*/*.cmd 2>/dev/null |
     sed 's|^\$FIXTURES|tests/fixtures|' | sort -u)
 missing=""
 for p in $named $fixtures_cmd; do

@@ -1,5 +1,5 @@
 #!/bin/sh
-# valgrind.sh - every golden CLI case (tests/golden/cli/*.cmd) under valgrind
+# valgrind.sh - every golden CLI case (tests/golden/cli/*/*.cmd) under valgrind
 # memcheck: zero errors and zero definite/indirect leaks, and the same stdout,
 # stderr and exit code as without valgrind (so a case that passes here passes
 # the golden test too).
@@ -32,10 +32,10 @@ check_vg_logs() { # NAME: fail when any valgrind log has content
 }
 
 start=$(date +%s)
-for cmd in tests/golden/cli/*.cmd; do
+for cmd in tests/golden/cli/*/*.cmd; do
     [ -e "$cmd" ] || continue
     base=${cmd%.cmd}
-    name=$(basename "$base")
+    name=${base#tests/golden/cli/}
     rm -f "$tmp"/vg.*
     GPUPLAN="$VG $BIN" sh -c "$(cat "$cmd")" >"$tmp/out" 2>"$tmp/err"
     echo $? >"$tmp/exit"
