@@ -99,10 +99,13 @@ $(BUILD)/obj/lib/%.o: src/lib/%.c $(wildcard include/gpuplan/*.h) $(LIB_HDR) | $
 	@$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -c -o $@ $<
 
+# The front-ends (src/cli, src/server) see the public API and, for the CLI's
+# serve command, the server's interface (src/server/server.h).
+FRONTEND := -Isrc/server
 $(BUILD)/obj/%.o: src/%.c $(wildcard include/gpuplan/*.h) $(wildcard src/*/*.h)
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS_ALL) $(FRONTEND) -c -o $@ $<
 
 $(BUILD)/libgpuplan.a: $(LIB_OBJ)
 	@rm -f $@

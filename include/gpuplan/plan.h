@@ -14,9 +14,9 @@
  * hardware layout, so the list is diverse), the time-vs-cost Pareto set, a
  * whole-server spec, and reasons and warnings in words.
  *
- * gpuplan_emit() writes the launch configuration of one plan (DeepSpeed JSON,
- * accelerate YAML, torchrun command, Slurm script) with concrete numbers.
- * gpuplan_render_plan() renders a result as text or JSON.
+ * The renderers (render.h) write a result as text or JSON
+ * (gpuplan_render_plan) and one plan's launch configuration, DeepSpeed JSON,
+ * accelerate YAML, torchrun command or Slurm script (gpuplan_emit).
  *
  * Derivations and assumptions: src/lib/plan/plan.c and docs/planner.md.
  * Not here: the memory and time formulas (estimate.h, throughput.h), prices
@@ -34,7 +34,6 @@
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 #include "gpuplan/model.h"
-#include "gpuplan/render.h"
 
 enum gpuplan_plan_objective {
     GPUPLAN_OBJECTIVE_COST = 0, /* cloud cost of the run (training) or per hour (serving);
@@ -192,54 +191,5 @@ enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
 
 const char *gpuplan_plan_objective_name(enum gpuplan_plan_objective objective);
 const char *gpuplan_plan_where_name(enum gpuplan_plan_where where);
-
-/* ---- launch configurations (emit.c) ---- */
-
-enum gpuplan_engine {
-    GPUPLAN_ENGINE_DEEPSPEED = 0, /* DeepSpeed config JSON */
-    GPUPLAN_ENGINE_ACCELERATE,    /* accelerate config YAML (FSDP or DeepSpeed plugin) */
-    GPUPLAN_ENGINE_TORCHRUN,      /* torchrun command line (run on every node) */
-    GPUPLAN_ENGINE_SLURM,         /* sbatch script: srun torchrun on every node */
-    GPUPLAN_ENGINE_COUNT
-};
-
-/* "deepspeed", "accelerate", "torchrun", "slurm"; GPUPLAN_ERR_USAGE otherwise. */
-enum gpuplan_status
-gpuplan_engine_parse(const char *name, enum gpuplan_engine *out, struct gpuplan_error *err);
-const char *gpuplan_engine_name(enum gpuplan_engine engine);
-
-/*
- * Append the launch configuration of `plan` to `out`: concrete numbers, never
- * "auto". Errors: GPUPLAN_ERR_UNSUPPORTED for serving plans (the emitters are
- * for training launchers) and for layouts the engine cannot express (e.g.
- * parameter offload below ZeRO-3); buffer failures.
- */
-enum gpuplan_status gpuplan_emit(const struct gpuplan_plan *plan,
-                                 enum gpuplan_engine engine,
-                                 struct gpuplan_buf *out,
-                                 struct gpuplan_error *err);
-
-/* ---- rendering (render_plan.c) ---- */
-
-/*
- * Text: one table row per recommendation, then each plan's server, reasons
- * and warnings, then the Pareto set. JSON (sorted keys, 2-space indent):
- * {"schema_version":1, "model", "objective", "where", "evaluated", "fitting",
- * "feasible", "rejected":{host_ram, cpu_cores, nvme, network_bound},
- * "recommendations":[{gpu, gpus_per_node, nodes, method,
- * precision, sharding, micro_batch, grad_accum, grad_ckpt, offload,
- * memory_per_gpu_bytes, usable_bytes, headroom_bytes, fits, tokens_per_s,
- * time_hours (null), cost_usd (null), cost_usd_per_hour (null), capex_usd
- * (null), own_usd_per_hour (null), own_cost_usd (null), own_cost_per_mtok_usd
- * (null), compromise, server:{platform, platform_name, form_factor, cpu_cores,
- * ram_bytes, nvme_bytes, nvme_gb_per_s, interconnect, network, power_w,
- * rack_power_w, servers}, reasons[], warnings[]}], "pareto":[same],
- * "notes":[]}. Serving plans add weights_dtype, kv_dtype, ttft_s,
- * tokens_per_s_per_user. CSV/MD/HTML fall back to text.
- */
-enum gpuplan_status gpuplan_render_plan(const struct gpuplan_plan_result *result,
-                                        enum gpuplan_format format,
-                                        struct gpuplan_buf *out,
-                                        struct gpuplan_error *err);
 
 #endif

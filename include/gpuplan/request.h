@@ -20,7 +20,8 @@
  * malformed JSON.
  *
  * Not here: HTTP itself (src/server/), model loading, estimation, the TCO
- * arithmetic (cost.c).
+ * arithmetic (cost.c), the JSON error document (gpuplan_render_error_json,
+ * render.h).
  */
 #ifndef GPUPLAN_REQUEST_H
 #define GPUPLAN_REQUEST_H
@@ -34,6 +35,7 @@
 #include "gpuplan/cost.h"
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
+#include "gpuplan/render.h"
 
 /* Largest request body accepted: 1 MiB (a full request is under 2 KiB). */
 #define GPUPLAN_REQUEST_MAX_BODY_BYTES (1024ULL * 1024ULL)
@@ -120,15 +122,6 @@ enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *
                                                    char *model_out,
                                                    size_t model_size,
                                                    struct gpuplan_error *err);
-
-/*
- * Append the JSON error document for a failed request to `buf`:
- *   {"error":{"code":"usage","message":"...","hint":"...","where":"$.seq_len"}}
- * followed by a newline. `code` is gpuplan_status_name(err->code); "hint"
- * and "where" are always present (possibly ""). Strings are JSON-escaped.
- * Check the buffer's status afterwards.
- */
-void gpuplan_render_error_json(const struct gpuplan_error *err, struct gpuplan_buf *buf);
 
 /*
  * The embedded web page (data/index.html), borrowed from static storage:

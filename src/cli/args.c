@@ -38,6 +38,7 @@ int cli_parse_common(int argc,
                      char **argv,
                      const char *cmd,
                      const char *help,
+                     unsigned formats,
                      struct cli_common *common,
                      const char **positional,
                      int n_positional)
@@ -59,8 +60,8 @@ int cli_parse_common(int argc,
             gpuplan_error_init(&err);
             if (!value)
                 return cli_usage_error(cmd, "option '--format' needs a value");
-            if (gpuplan_format_parse(value, &common->format, &err))
-                return cli_usage_error(cmd, "%s", err.message);
+            if (gpuplan_format_parse(value, formats, &common->format, &err))
+                return cli_report(&err);
             continue;
         }
         value = cli_option_value(argc, argv, &i, "--catalog", &matched);

@@ -35,7 +35,8 @@ struct cli_common {
 };
 
 /*
- * Parse --format, --catalog, --help and exactly `n_positional` arguments into
+ * Parse --format (one of `formats`, a GPUPLAN_FORMAT_BIT set), --catalog,
+ * --help and exactly `n_positional` arguments into
  * `positional`. Returns -1 to go on, or the exit code to return now (0 after
  * --help, 2 after a usage error, which it reports).
  */
@@ -43,6 +44,7 @@ int cli_parse_common(int argc,
                      char **argv,
                      const char *cmd,
                      const char *help,
+                     unsigned formats,
                      struct cli_common *common,
                      const char **positional,
                      int n_positional);

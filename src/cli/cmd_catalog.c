@@ -33,13 +33,14 @@ static int list(int argc,
                 char **argv,
                 const char *name,
                 const char *help,
+                unsigned formats,
                 enum gpuplan_status (*render)(const struct gpuplan_catalog *,
                                               enum gpuplan_format,
                                               struct gpuplan_buf *,
                                               struct gpuplan_error *))
 {
     struct cli_common common;
-    int rc = cli_parse_common(argc, argv, name, help, &common, NULL, 0);
+    int rc = cli_parse_common(argc, argv, name, help, formats, &common, NULL, 0);
     if (rc >= 0)
         return rc;
     struct gpuplan_error err;
@@ -60,10 +61,11 @@ static int list(int argc,
 
 int cmd_gpus(int argc, char **argv)
 {
-    return list(argc, argv, "gpus", gpus_help, gpuplan_render_gpus);
+    return list(argc, argv, "gpus", gpus_help, GPUPLAN_RENDER_GPUS_FORMATS, gpuplan_render_gpus);
 }
 
 int cmd_models(int argc, char **argv)
 {
-    return list(argc, argv, "models", models_help, gpuplan_render_models);
+    return list(argc, argv, "models", models_help, GPUPLAN_RENDER_MODELS_FORMATS,
+                gpuplan_render_models);
 }

@@ -62,7 +62,7 @@ static const char *env_or(const char *name, const char *fallback)
 
 int cmd_detect(int argc, char **argv)
 {
-    bool json = false;
+    enum gpuplan_format format = GPUPLAN_FORMAT_TEXT;
     const char *nvml_path = NULL;
     const char *sysfs_root = NULL;
     const char *catalog_dir = NULL;
@@ -74,13 +74,11 @@ int cmd_detect(int argc, char **argv)
             return CLI_OK;
         }
         if ((value = option_value(argc, argv, &i, "--format", &missing)) != NULL) {
-            if (strcmp(value, "json") == 0)
-                json = true;
-            else if (strcmp(value, "text") == 0)
-                json = false;
-            else
-                return cli_usage_error("detect", "unknown format '%s'; must be text or json",
-                                       value);
+            struct gpuplan_error err;
+            gpuplan_error_init(&err);
+            if (gpuplan_format_parse(value, GPUPLAN_RENDER_DETECT_FORMATS, &format, &err) !=
+                GPUPLAN_OK)
+                return cli_report(&err);
         } else if ((value = option_value(argc, argv, &i, "--nvml-library", &missing)) != NULL) {
             nvml_path = value;
         } else if ((value = option_value(argc, argv, &i, "--sysfs-root", &missing)) != NULL) {
@@ -119,7 +117,7 @@ int cmd_detect(int argc, char **argv)
         goto out;
     }
     gpuplan_detect_match_catalog(result, catalog);
-    if (gpuplan_render_detect(result, json, &out, &err) != GPUPLAN_OK)
+    if (gpuplan_render_detect(result, format, &out, &err) != GPUPLAN_OK)
         rc = cli_report(&err);
     else
         rc = cli_write_buf(&out);

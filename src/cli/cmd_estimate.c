@@ -102,7 +102,8 @@ int cmd_estimate(int argc, char **argv)
         return CLI_OK;
     }
     enum gpuplan_format format = GPUPLAN_FORMAT_TEXT;
-    if (args.format && gpuplan_format_parse(args.format, &format, &err) != GPUPLAN_OK)
+    if (args.format && gpuplan_format_parse(args.format, GPUPLAN_RENDER_ESTIMATE_FORMATS, &format,
+                                            &err) != GPUPLAN_OK)
         return cli_report(&err);
     const char *catalog_dir = args.catalog_dir, *model_name = args.positional;
     if (!model_name)

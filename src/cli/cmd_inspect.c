@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "gpuplan/inspect.h"
 #include "i18n.h"
 
 static const char inspect_help[] =
@@ -32,7 +31,8 @@ int cmd_inspect(int argc, char **argv)
 {
     struct cli_common common;
     const char *model_arg = NULL;
-    int rc = cli_parse_common(argc, argv, "inspect", inspect_help, &common, &model_arg, 1);
+    int rc = cli_parse_common(argc, argv, "inspect", inspect_help, GPUPLAN_RENDER_INSPECT_FORMATS,
+                              &common, &model_arg, 1);
     if (rc >= 0)
         return rc;
     struct gpuplan_error err;
@@ -45,7 +45,7 @@ int cmd_inspect(int argc, char **argv)
     int exit_code = CLI_OK;
     if (gpuplan_catalog_load(&catalog, common.catalog_dir, &err) ||
         cli_load_model(&model, model_arg, catalog, &err) ||
-        gpuplan_render_inspect(&model, common.format == GPUPLAN_FORMAT_JSON, &out, &err)) {
+        gpuplan_render_inspect(&model, common.format, &out, &err)) {
         exit_code = cli_report(&err);
         goto out;
     }

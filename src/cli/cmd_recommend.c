@@ -207,7 +207,8 @@ static int parse_args(int argc,
             return cli_usage_error("recommend", "'--%s' is searched by the planner; use --max-gpus",
                                    name);
         if (strcmp(name, "format") == 0) {
-            if (gpuplan_format_parse(value, format, &err) != GPUPLAN_OK)
+            if (gpuplan_format_parse(value, GPUPLAN_RENDER_PLAN_FORMATS, format, &err) !=
+                GPUPLAN_OK)
                 return cli_report(&err);
             continue;
         }

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../server/server.h"
 #include "cli.h"
 #include "i18n.h"
+#include "server.h"
 
 static const char serve_help[] =
     N_("usage: gpuplan serve [--listen HOST:PORT] [--threads N] [--timeout S] [--catalog DIR]\n"

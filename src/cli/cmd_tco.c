@@ -97,12 +97,8 @@ static int parse_args(int argc, char **argv, struct tco_args *a)
             continue;
         }
         if (!missing && (v = opt_value(argc, argv, &i, "format", &missing))) {
-            if (gpuplan_format_parse(v, &a->format, &err) != GPUPLAN_OK)
-                return cli_usage_error("tco", "%s", err.message);
-            if (a->format != GPUPLAN_FORMAT_TEXT && a->format != GPUPLAN_FORMAT_JSON &&
-                a->format != GPUPLAN_FORMAT_HTML)
-                return cli_usage_error("tco",
-                                       "'--format %s' is not supported; use text, json or html", v);
+            if (gpuplan_format_parse(v, GPUPLAN_RENDER_TCO_FORMATS, &a->format, &err) != GPUPLAN_OK)
+                return cli_report(&err);
             continue;
         }
         bool matched = false;

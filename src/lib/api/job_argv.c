@@ -72,7 +72,7 @@ enum gpuplan_status gpuplan_job_parse_argv(struct gpuplan_job *job,
         enum gpuplan_status st = GPUPLAN_OK;
         if (strcmp(name, "format") == 0) {
             enum gpuplan_format format;
-            st = gpuplan_format_parse(value, &format, err);
+            st = gpuplan_format_parse(value, GPUPLAN_RENDER_ESTIMATE_FORMATS, &format, err);
             if (st == GPUPLAN_OK)
                 out->format = value;
         } else if (strcmp(name, "catalog") == 0) {

@@ -16,6 +16,7 @@
 #include "gpuplan/render.h"
 #include "gpuplan/throughput.h"
 #include "gpuplan/units.h"
+#include "render/render_internal.h"
 #include "util/json_internal.h"
 
 #include "util/i18n_internal.h"
@@ -72,6 +73,109 @@ static void job_line(const struct gpuplan_job *job, struct gpuplan_buf *out)
         gpuplan_offload_name(j.offload));
 }
 
+/* ---- throughput ------------------------------------------------------ */
+
+static json_t *sig(double v)
+{
+    return json_real(isfinite(v) ? v : 0.0);
+}
+
+static enum gpuplan_status throughput_json_into(const struct gpuplan_throughput *t,
+                                                struct json_t *obj,
+                                                struct gpuplan_error *err)
+{
+    json_t *tp = json_object();
+    json_t *time = json_object();
+    if (!tp || !time) {
+        json_decref(tp);
+        json_decref(time);
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
+    }
+    int bad = 0;
+    bad |= json_object_set_new(tp, "tokens_per_s_per_gpu",
+                               sig(gpuplan_round_to(t->tokens_per_s_per_gpu, 0.1)));
+    bad |= json_object_set_new(tp, "tokens_per_s", sig(gpuplan_round_to(t->tokens_per_s, 0.1)));
+    bad |= json_object_set_new(tp, "step_time_s", sig(t->step_time_s));
+    bad |= json_object_set_new(tp, "mfu", sig(gpuplan_round_to(t->mfu, 0.0001)));
+    bad |=
+        json_object_set_new(tp, "bottleneck", json_string(gpuplan_bottleneck_name(t->bottleneck)));
+    bad |= json_object_set_new(tp, "compute_s", sig(t->compute_s));
+    bad |= json_object_set_new(tp, "memory_s", sig(t->memory_s));
+    bad |= json_object_set_new(tp, "comm_s", sig(t->comm_s));
+    bad |= json_object_set_new(tp, "comm_total_s", sig(t->comm_total_s));
+    bad |= json_object_set_new(tp, "offload_s", sig(t->offload_s));
+    bad |= json_object_set_new(tp, "flops_per_token", sig(t->flops_per_token));
+    bad |= json_object_set_new(tp, "flops_forward_per_token", sig(t->flops_forward_per_token));
+    bad |= json_object_set_new(tp, "flops_backward_per_token", sig(t->flops_backward_per_token));
+    bad |= json_object_set_new(tp, "flops_recompute_per_token", sig(t->flops_recompute_per_token));
+    bad |= json_object_set_new(tp, "flops_attention_per_token", sig(t->flops_attention_per_token));
+    bad |= json_object_set_new(tp, "model_flops_per_token", sig(t->model_flops_per_token));
+    bad |= json_object_set_new(tp, "peak_tflops", sig(t->peak_tflops));
+    bad |= json_object_set_new(tp, "efficiency", sig(gpuplan_round_to(t->efficiency, 0.0001)));
+    bad |=
+        json_object_set_new(tp, "achieved_tflops", sig(gpuplan_round_to(t->achieved_tflops, 0.01)));
+    bad |= json_object_set_new(tp, "tokens_per_step", sig(t->tokens_per_step));
+    bad |= json_object_set_new(tp, "dp", json_integer(t->dp));
+    bad |= json_object_set_new(tp, "tp", json_integer(t->tp));
+    bad |= json_object_set_new(tp, "pp", json_integer(t->pp));
+    if (t->is_inference) {
+        bad |= json_object_set_new(tp, "ttft_s", sig(t->ttft_s));
+        bad |= json_object_set_new(tp, "prefill_tokens_per_s",
+                                   sig(gpuplan_round_to(t->prefill_tokens_per_s, 0.1)));
+        bad |= json_object_set_new(tp, "decode_step_s", sig(t->decode_step_s));
+        bad |= json_object_set_new(tp, "decode_tokens_per_s",
+                                   sig(gpuplan_round_to(t->decode_tokens_per_s, 0.1)));
+        bad |= json_object_set_new(tp, "decode_tokens_per_s_per_seq",
+                                   sig(gpuplan_round_to(t->decode_tokens_per_s_per_seq, 0.01)));
+    }
+    bad |= json_object_set_new(time, "train_hours",
+                               t->has_train_time ? sig(gpuplan_round_to(t->train_hours, 0.01))
+                                                 : json_null());
+    bad |= json_object_set_new(time, "train_tokens",
+                               t->has_train_time ? sig(t->train_tokens) : json_null());
+    bad |= json_object_set_new(obj, "throughput", tp);
+    bad |= json_object_set_new(obj, "time", time);
+    if (bad)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
+    return GPUPLAN_OK;
+}
+
+static void throughput_text(const struct gpuplan_throughput *t, struct gpuplan_buf *out)
+{
+    gpuplan_buf_puts(out, GPUPLAN_TR("throughput:\n"));
+    if (t->is_inference) {
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("  decode            %.1f tokens/s (%.2f per sequence), step %.2f ms\n"),
+            t->decode_tokens_per_s, t->decode_tokens_per_s_per_seq, t->decode_step_s * 1000.0);
+        gpuplan_buf_printf(
+            out, GPUPLAN_TR("  prefill           %.0f tokens/s; time to first token %.3f s\n"),
+            t->prefill_tokens_per_s, t->ttft_s);
+        gpuplan_buf_printf(out, GPUPLAN_TR("  bottleneck        %s\n"),
+                           gpuplan_bottleneck_name(t->bottleneck));
+        return;
+    }
+    gpuplan_buf_printf(out, GPUPLAN_TR("  tokens/s          %.0f per GPU, %.0f total\n"),
+                       t->tokens_per_s_per_gpu, t->tokens_per_s);
+    gpuplan_buf_printf(
+        out,
+        GPUPLAN_TR("  step time         %.3f s (compute %.3f, memory %.3f, comm %.3f, "
+                   "offload %.3f)\n"),
+        t->step_time_s, t->compute_s, t->memory_s, t->comm_s, t->offload_s);
+    gpuplan_buf_printf(
+        out, GPUPLAN_TR("  MFU               %.1f %% (efficiency %.1f %% of %.0f TFLOPS)\n"),
+        t->mfu * 100.0, t->efficiency * 100.0, t->peak_tflops);
+    gpuplan_buf_printf(
+        out, GPUPLAN_TR("  FLOPs per token   %.3g (forward %.3g, backward %.3g, recompute %.3g)\n"),
+        t->flops_per_token, t->flops_forward_per_token, t->flops_backward_per_token,
+        t->flops_recompute_per_token);
+    gpuplan_buf_printf(out, GPUPLAN_TR("  bottleneck        %s\n"),
+                       gpuplan_bottleneck_name(t->bottleneck));
+    if (t->has_train_time)
+        gpuplan_buf_printf(out, GPUPLAN_TR("  time to train     %.1f h for %.3g tokens\n"),
+                           t->train_hours, t->train_tokens);
+}
+
 #define TOKENS_PER_MILLION 1e6
 
 /* Time and cloud cost of the job on `gpu`; `ok` false (with `why`) when the model cannot say. */
@@ -125,7 +229,7 @@ time_text(const struct gpuplan_gpu *gpu, const struct time_report *r, struct gpu
         gpuplan_buf_printf(out, GPUPLAN_TR("throughput: not estimated: %s\n"), r->why.message);
         return;
     }
-    gpuplan_render_throughput_text(&r->t, out);
+    throughput_text(&r->t, out);
     if (r->t.is_inference) {
         if (r->has_usd_per_mtok)
             gpuplan_buf_printf(
@@ -169,7 +273,7 @@ time_json(const struct time_report *r, json_t *root, struct gpuplan_error *err)
         json_object_set_new(root, "throughput_error", json_string(r->why.message));
         return GPUPLAN_OK;
     }
-    const enum gpuplan_status st = gpuplan_render_throughput_json_into(&r->t, root, err);
+    const enum gpuplan_status st = throughput_json_into(&r->t, root, err);
     if (st != GPUPLAN_OK)
         return st;
     json_t *cost = json_object();
@@ -337,6 +441,8 @@ enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_model *model,
                                             struct gpuplan_buf *out,
                                             struct gpuplan_error *err)
 {
+    if (gpuplan_format_check(format, GPUPLAN_RENDER_ESTIMATE_FORMATS, err) != GPUPLAN_OK)
+        return GPUPLAN_ERR_USAGE;
     if (format == GPUPLAN_FORMAT_JSON)
         return render_json(model, job, gpu, report, out, err);
     render_text(model, job, gpu, report, out);

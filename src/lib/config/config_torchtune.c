@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "formats/config_internal.h"
+#include "config/config_internal.h"
 
 static void keep(struct cfg_ctx *c, enum gpuplan_status st)
 {

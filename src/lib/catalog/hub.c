@@ -27,9 +27,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "catalog/model_load_internal.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/model.h"
-#include "model/model_internal.h"
 
 /* huggingface_hub's repo-id rule: [A-Za-z0-9._-], 1..96 characters per part. */
 #define HUB_PART_MAX 96
@@ -96,10 +96,8 @@ static const char *const base_tokens[] = { "", "-pt", "-base", "-hf" };
  * ("-Instruct" etc., case-insensitive, a whole dash-separated token) dropped
  * or replaced by a base token. The token found goes to `token`.
  */
-static const struct gpuplan_catalog_model *find_base(const struct gpuplan_catalog *catalog,
-                                                     const char *id,
-                                                     char *token,
-                                                     size_t token_size)
+static const struct gpuplan_catalog_model *
+find_base(const struct gpuplan_catalog *catalog, const char *id, char *token, size_t token_size)
 {
     const char *name = strchr(id, '/') + 1;
     for (const char *p = strchr(name, '-'); p; p = strchr(p + 1, '-')) {

@@ -1,9 +1,10 @@
 /*
- * model_internal.h - the model layer's cross-file internals: model_load.c
- * (files, directories, catalog records) and hub.c (Hugging Face Hub ids).
+ * model_load_internal.h - the model loader's cross-file internals:
+ * model_load.c (files, directories, catalog records) and hub.c (Hugging Face
+ * Hub ids). Both read the catalog, so they sit in the catalog layer.
  */
-#ifndef GPUPLAN_MODEL_INTERNAL_H
-#define GPUPLAN_MODEL_INTERNAL_H
+#ifndef GPUPLAN_MODEL_LOAD_INTERNAL_H
+#define GPUPLAN_MODEL_LOAD_INTERNAL_H
 
 #include <stdbool.h>
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "formats/config_internal.h"
+#include "config/config_internal.h"
 
 static void set_epochs(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
 {

@@ -24,12 +24,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "catalog/model_load_internal.h"
 #include "formats/gguf_internal.h"
 #include "formats/safetensors_internal.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/model.h"
 #include "gpuplan/units.h"
-#include "model/model_internal.h"
 #include "util/json_internal.h"
 
 #define GGUF_FIRST_READ_BYTES (16ULL * GPUPLAN_BYTES_PER_MIB)
@@ -640,9 +640,8 @@ static enum gpuplan_status load_path(struct gpuplan_model *model,
     return gpuplan_model_finalize(model, err);
 }
 
-enum gpuplan_status gpuplan_model_load_snapshot(struct gpuplan_model *model,
-                                                const char *dir,
-                                                struct gpuplan_error *err)
+enum gpuplan_status
+gpuplan_model_load_snapshot(struct gpuplan_model *model, const char *dir, struct gpuplan_error *err)
 {
     struct stat st_path;
     if (stat(dir, &st_path) != 0)

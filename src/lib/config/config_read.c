@@ -23,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "formats/config_internal.h"
+#include "config/config_internal.h"
 #include "gpuplan/units.h"
 
 static const char *const kind_names[] = {

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "formats/config_internal.h"
+#include "config/config_internal.h"
 #include "util/json_internal.h"
 
 void cfg_tree_release(struct cfg_tree *tree)

@@ -5,7 +5,7 @@
  */
 #include <stddef.h>
 
-#include "formats/config_internal.h"
+#include "config/config_internal.h"
 
 /* tests/fixtures/engine-keys/deepspeed.txt */
 static const char *const keys_deepspeed[] = {

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "formats/config_internal.h"
+#include "config/config_internal.h"
 
 struct ds_offload {
     const char *opt;   /* "cpu", "nvme", or NULL */
