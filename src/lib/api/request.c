@@ -18,7 +18,7 @@
 
 #include "catalog/embedded_data_internal.h"
 #include "util/json_internal.h"
-#include "util/levenshtein_internal.h"
+#include "util/suggest_internal.h"
 
 #include "gpuplan/plan.h"
 #include "gpuplan/units.h"
@@ -81,26 +81,19 @@ static enum gpuplan_status
 unknown_field(const char *key, const char *path, bool accepts_model, struct gpuplan_error *err)
 {
     gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "unknown field '%s' in the request body", key);
-    /* Suggest the nearest field name, as git's help.c does for commands. */
-    char best[KEY_NAME_MAX] = "";
-    size_t best_distance = SIZE_MAX;
-    if (accepts_model) {
-        best_distance = gpuplan_levenshtein(key, "model");
-        (void)snprintf(best, sizeof best, "model");
-    }
+    /* Suggest the nearest field name (suggest_internal.h), as git's help.c does for commands. */
+    struct gpuplan_suggest s;
+    gpuplan_suggest_init(&s, key);
+    if (accepts_model)
+        gpuplan_suggest_add(&s, "model");
     for (const struct gpuplan_job_option *opt = gpuplan_job_options; opt->name; opt++) {
         char name[KEY_NAME_MAX];
         json_name_of(opt->name, name, sizeof name);
-        const size_t d = gpuplan_levenshtein(key, name);
-        if (d < best_distance) {
-            best_distance = d;
-            (void)snprintf(best, sizeof best, "%s", name);
-        }
+        gpuplan_suggest_add(&s, name);
     }
-    /* A suggestion more than a third of the word away is noise (git uses a similar cut). */
-    if (best[0] && best_distance <= 2 + strlen(best) / 3)
+    if (s.n)
         gpuplan_error_hint(err, "did you mean '%s'? fields are the job options with '_' for '-'",
-                           best);
+                           s.best[0].text);
     else
         gpuplan_error_hint(err, "fields are the job options with '_' for '-', e.g. 'seq_len'");
     return GPUPLAN_ERR_USAGE;
@@ -323,29 +316,18 @@ tco_unknown_field(const char *key, const char *path, struct gpuplan_error *err)
 {
     gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "unknown field '%s' in the tco request body",
                       key);
-    static const char *const fixed[] = { "gpu", "platform" };
-    char best[KEY_NAME_MAX] = "";
-    size_t best_distance = SIZE_MAX;
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
-        const size_t d = gpuplan_levenshtein(key, fixed[i]);
-        if (d < best_distance) {
-            best_distance = d;
-            (void)snprintf(best, sizeof best, "%s", fixed[i]);
-        }
-    }
+    struct gpuplan_suggest s;
+    gpuplan_suggest_init(&s, key);
+    gpuplan_suggest_add(&s, "gpu");
+    gpuplan_suggest_add(&s, "platform");
     for (int k = 0; k < GPUPLAN_COST_INPUT_COUNT; k++) {
         char name[KEY_NAME_MAX];
         json_name_of(gpuplan_cost_input_flag((enum gpuplan_cost_input)k), name, sizeof name);
-        const size_t d = gpuplan_levenshtein(key, name);
-        if (d < best_distance) {
-            best_distance = d;
-            (void)snprintf(best, sizeof best, "%s", name);
-        }
+        gpuplan_suggest_add(&s, name);
     }
-    /* The same cut as unknown_field(): a third of the word plus two edits. */
-    if (best[0] && best_distance <= 2 + strlen(best) / 3)
+    if (s.n)
         gpuplan_error_hint(err, "did you mean '%s'? fields are the 'gpuplan tco' flags with '_'",
-                           best);
+                           s.best[0].text);
     else
         gpuplan_error_hint(err, "fields are the 'gpuplan tco' flags with '_' for '-', e.g. "
                                 "'hours_per_day'");

@@ -19,6 +19,7 @@
 #include "gpuplan/units.h"
 
 #include "util/i18n_internal.h"
+#include "util/suggest_internal.h"
 
 static const char *const method_names[] = { "full", "lora", "qlora", "infer", NULL };
 static const char *const precision_names[] = { "bf16",      "bf16-mixed", "fp16-mixed", "fp32",
@@ -224,50 +225,22 @@ const char *gpuplan_offload_name(enum gpuplan_offload v)
     return choice_name(offload_names, N_OF(offload_names), (unsigned)v);
 }
 
-/* Levenshtein distance, capped strings (git's levenshtein.c idea, two rows). */
-static size_t edit_distance(const char *a, const char *b)
+/* The nearest of `count` names `stride_bytes` apart (suggest_internal.h), or NULL. */
+static const char *closest(const char *word,
+                           const char *const *names,
+                           size_t stride_bytes,
+                           size_t count,
+                           struct gpuplan_suggest *s)
 {
-    size_t row0[64], row1[64];
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 64;
-    for (size_t j = 0; j <= lb; j++)
-        row0[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        row1[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            const size_t cost =
-                tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
-            size_t best = row0[j - 1] + cost;
-            if (row0[j] + 1 < best)
-                best = row0[j] + 1;
-            if (row1[j - 1] + 1 < best)
-                best = row1[j - 1] + 1;
-            row1[j] = best;
-        }
-        memcpy(row0, row1, (lb + 1) * sizeof row0[0]);
-    }
-    return row0[lb];
-}
-
-/* The closest of `names` to `word` within a distance of 3, or NULL. */
-static const char *
-closest(const char *word, const char *const *names, size_t stride_bytes, size_t count)
-{
-    const char *best = NULL;
-    size_t best_d = 4;
+    gpuplan_suggest_init(s, word);
     for (size_t i = 0; i < count; i++) {
         const char *name =
             *(const char *const *)(const void *)((const char *)names + i * stride_bytes);
         if (!name)
             break;
-        const size_t d = edit_distance(word, name);
-        if (d < best_d) {
-            best_d = d;
-            best = name;
-        }
+        gpuplan_suggest_add(s, name);
     }
-    return best;
+    return s->n ? s->best[0].text : NULL;
 }
 
 /* Normalise an option name: '_' becomes '-', leading dashes dropped. */
@@ -306,7 +279,8 @@ static enum gpuplan_status parse_choice(const struct gpuplan_job_option *o,
     size_t n = 0;
     while (o->choices[n])
         n++;
-    const char *guess = closest(value, o->choices, sizeof o->choices[0], n);
+    struct gpuplan_suggest s;
+    const char *guess = closest(value, o->choices, sizeof o->choices[0], n, &s);
     if (guess)
         gpuplan_error_hint(err, "did you mean '%s'?", guess);
     return GPUPLAN_ERR_USAGE;
@@ -415,20 +389,15 @@ static gpuplan_role_mask linear_roles(bool attention_only)
 
 static void suggest_module(const char *word, struct gpuplan_error *err)
 {
-    const char *best = NULL;
-    size_t best_d = 4;
+    struct gpuplan_suggest s;
+    gpuplan_suggest_init(&s, word);
     for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
         const char *m = gpuplan_role_module((enum gpuplan_role)r);
-        if (!m || !gpuplan_role_is_linear((enum gpuplan_role)r))
-            continue;
-        const size_t d = edit_distance(word, m);
-        if (d < best_d) {
-            best_d = d;
-            best = m;
-        }
+        if (m && gpuplan_role_is_linear((enum gpuplan_role)r))
+            gpuplan_suggest_add(&s, m);
     }
-    if (best)
-        gpuplan_error_hint(err, "did you mean '%s'? (or all-linear, attn)", best);
+    if (s.n)
+        gpuplan_error_hint(err, "did you mean '%s'? (or all-linear, attn)", s.best[0].text);
     else
         gpuplan_error_hint(err, "use PEFT module names such as q_proj,v_proj, or all-linear, attn");
 }
@@ -630,8 +599,9 @@ check_token_count(const struct gpuplan_job *job, const char *name, struct gpupla
 static enum gpuplan_status unknown_option(const char *name, struct gpuplan_error *err)
 {
     gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "unknown option '--%s'", name);
+    struct gpuplan_suggest s;
     const char *guess = closest(name, &gpuplan_job_options[0].name, sizeof gpuplan_job_options[0],
-                                sizeof gpuplan_job_options / sizeof gpuplan_job_options[0]);
+                                sizeof gpuplan_job_options / sizeof gpuplan_job_options[0], &s);
     if (guess)
         gpuplan_error_hint(err, "did you mean '--%s'?", guess);
     return GPUPLAN_ERR_USAGE;

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate/overheads_internal.h"
 #include "gpuplan/units.h"
 
 #define ROLE_BIT(r) (1ULL << (r))
@@ -533,16 +534,22 @@ static struct act_sizes activation_sizes(const struct gpuplan_memory_profile *p,
     return a;
 }
 
-static double cuda_context_bytes(const struct gpuplan_gpu *gpu)
+double gpuplan_cuda_context_bytes(const struct gpuplan_gpu *gpu, uint64_t other_vendor_mib)
 {
     uint64_t mib = CUDA_CONTEXT_AMPERE_MIB;
-    if (gpu && gpu->vendor == GPUPLAN_VENDOR_NVIDIA && gpu->compute_capability[0]) {
-        const unsigned long major = strtoul(gpu->compute_capability, NULL, 10);
-        mib = major >= 9   ? CUDA_CONTEXT_HOPPER_MIB
-              : major >= 8 ? CUDA_CONTEXT_AMPERE_MIB
-                           : CUDA_CONTEXT_PRE_AMPERE_MIB;
-    }
+    if (gpu && gpu->vendor != GPUPLAN_VENDOR_NVIDIA)
+        mib = other_vendor_mib;
+    else if (gpu && gpu->cc_major > 0)
+        mib = gpu->cc_major >= 9   ? CUDA_CONTEXT_HOPPER_MIB
+              : gpu->cc_major >= 8 ? CUDA_CONTEXT_AMPERE_MIB
+                                   : CUDA_CONTEXT_PRE_AMPERE_MIB;
     return (double)(mib * GPUPLAN_BYTES_PER_MIB);
+}
+
+/* The training model charges another vendor's GPU the Ampere/Ada figure, as before. */
+static double cuda_context_bytes(const struct gpuplan_gpu *gpu)
+{
+    return gpuplan_cuda_context_bytes(gpu, CUDA_CONTEXT_AMPERE_MIB);
 }
 
 /* Bytes of `n` elements in a (possibly block-quantised) dtype, as a double. */

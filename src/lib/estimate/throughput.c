@@ -259,18 +259,21 @@ static enum gen gpu_generation(const struct gpuplan_gpu *gpu)
 {
     if (gpu->vendor == GPUPLAN_VENDOR_AMD)
         return GEN_CDNA;
-    const char *cc = gpu->compute_capability;
-    if (cc[0] == '7')
+    /* CUDA compute capabilities by generation (CUDA C Programming Guide, "Compute
+     * Capabilities"): 7.x Volta/Turing, 8.0 A100, 8.6/8.7 consumer and embedded Ampere,
+     * 8.9 Ada, 9.x Hopper, 10.x/12.x Blackwell. */
+    const uint32_t major = gpu->cc_major, minor = gpu->cc_minor;
+    if (major == 7)
         return GEN_VOLTA_TURING;
-    if (strcmp(cc, "8.0") == 0)
+    if (major == 8 && minor == 0)
         return GEN_AMPERE_DC;
-    if (cc[0] == '8' && cc[1] == '.' && (cc[2] == '6' || cc[2] == '7'))
+    if (major == 8 && (minor == 6 || minor == 7))
         return GEN_AMPERE_CONSUMER;
-    if (strcmp(cc, "8.9") == 0)
+    if (major == 8 && minor == 9)
         return GEN_ADA;
-    if (cc[0] == '9')
+    if (major == 9)
         return GEN_HOPPER;
-    if ((cc[0] == '1' && cc[1] == '0') || (cc[0] == '1' && cc[1] == '2'))
+    if (major == 10 || major == 12)
         return GEN_BLACKWELL;
     const char *arch = gpu->architecture;
     if (strstr(arch, "Hopper"))

@@ -880,12 +880,11 @@ static bool has_fabric(enum gpuplan_link link)
     return link != GPUPLAN_LINK_PCIE;
 }
 
+/* The catalog's parsed compute capability as the number the warnings print (8.9); 0 none. */
 static double cc_of(const struct gpuplan_gpu *gpu)
 {
-    double cc = 0.0;
-    if (gpu->compute_capability[0] && !gpuplan_parse_double(gpu->compute_capability, &cc))
-        cc = 0.0;
-    return cc;
+    /* NVIDIA's minor version is one digit: 8.9 = 8 + 9 / 10. */
+    return (double)gpu->cc_major + (double)gpu->cc_minor / 10.0;
 }
 
 static void
