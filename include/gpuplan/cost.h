@@ -132,4 +132,15 @@ enum gpuplan_status gpuplan_tco_compute(const struct gpuplan_cost_inputs *in,
 /* Cost of a cloud run: GPU-hours * USD per GPU-hour. */
 double gpuplan_cost_cloud_run_usd(double hours, uint32_t n_gpus, double usd_per_gpu_hour);
 
+/* Tokens in a million: the unit of a per-token price ("USD per million tokens"). */
+#define GPUPLAN_TOKENS_PER_MILLION 1e6
+
+/*
+ * USD per million tokens of hardware that costs `usd_per_hour` (all its
+ * GPUs) and processes `tokens_per_s` (> 0): usd_per_hour / (tokens_per_s *
+ * 3600 s/h) * 1e6. The one formula behind the estimate's serving cost and
+ * the planner's cost ranking and figures.
+ */
+double gpuplan_cost_usd_per_mtok(double usd_per_hour, double tokens_per_s);
+
 #endif

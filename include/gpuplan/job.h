@@ -162,6 +162,15 @@ struct gpuplan_job {
 /* Fill the defaults above. */
 void gpuplan_job_init(struct gpuplan_job *job);
 
+/*
+ * The job after the defaults that depend on other options: QLoRA turns
+ * gradient checkpointing on unless the user chose (PEFT's
+ * prepare_model_for_kbit_training), more than one GPU means DDP unless a
+ * sharding was chosen, tp and pp are at least 1. Every estimator evaluates
+ * the resolved job; renderers show it.
+ */
+void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out);
+
 enum gpuplan_opt_type {
     GPUPLAN_OPT_CHOICE = 0, /* one of `choices` */
     GPUPLAN_OPT_COUNT_ARG,  /* integer, accepts 8k / 70e9 */

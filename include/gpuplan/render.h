@@ -131,9 +131,7 @@ enum gpuplan_status gpuplan_render_detect(const struct gpuplan_detect_result *re
 
 /* ---- memory estimate (render_estimate.c) ---- */
 
-struct gpuplan_job;
-struct gpuplan_gpu;
-struct gpuplan_memory_report;
+struct gpuplan_estimate;
 
 /*
  * `gpuplan estimate`: the job, a per-GPU breakdown table, host RAM, the
@@ -152,12 +150,9 @@ struct gpuplan_memory_report;
  * "cost":{cloud_usd, gpu_hours, usd_per_gpu_hour, n_gpus[,
  * usd_per_million_tokens]} (null when unknown), or "throughput_error" when
  * the time model cannot evaluate the job (docs/formulas-time-cost.md).
- * `gpu` may be NULL.
+ * The value comes from gpuplan_estimate_run() (estimate.h).
  */
-enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_model *model,
-                                            const struct gpuplan_job *job,
-                                            const struct gpuplan_gpu *gpu,
-                                            const struct gpuplan_memory_report *report,
+enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_estimate *estimate,
                                             enum gpuplan_format format,
                                             struct gpuplan_buf *out,
                                             struct gpuplan_error *err);

@@ -113,12 +113,12 @@ int cmd_estimate(int argc, char **argv)
     struct gpuplan_catalog *catalog = NULL;
     struct gpuplan_model model;
     struct gpuplan_buf out;
-    struct gpuplan_memory_report *report = calloc(1, sizeof *report);
+    struct gpuplan_estimate *estimate = calloc(1, sizeof *estimate);
     gpuplan_model_init(&model);
     gpuplan_buf_init(&out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
     const struct gpuplan_gpu *gpu = NULL;
     struct gpuplan_gpu local_gpu;
-    if (!report) {
+    if (!estimate) {
         gpuplan_error_set(&err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
         rc = cli_report(&err);
         goto out;
@@ -126,14 +126,14 @@ int cmd_estimate(int argc, char **argv)
     if (gpuplan_catalog_load(&catalog, catalog_dir, &err) != GPUPLAN_OK ||
         load_model(&model, model_name, catalog, &err) != GPUPLAN_OK ||
         resolve_gpu(catalog, &job, &local_gpu, &gpu, &err) != GPUPLAN_OK ||
-        gpuplan_estimate_memory(&model, &job, gpu, report, &err) != GPUPLAN_OK ||
-        gpuplan_render_estimate(&model, &job, gpu, report, format, &out, &err) != GPUPLAN_OK) {
+        gpuplan_estimate_run(&model, &job, gpu, estimate, &err) != GPUPLAN_OK ||
+        gpuplan_render_estimate(estimate, format, &out, &err) != GPUPLAN_OK) {
         rc = cli_report(&err);
         goto out;
     }
     rc = cli_write_buf(&out);
 out:
-    free(report);
+    free(estimate);
     gpuplan_buf_release(&out);
     gpuplan_model_release(&model);
     gpuplan_catalog_free(catalog);

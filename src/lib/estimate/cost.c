@@ -230,6 +230,11 @@ double gpuplan_cost_cloud_run_usd(double hours, uint32_t n_gpus, double usd_per_
     return hours * n_gpus * usd_per_gpu_hour;
 }
 
+double gpuplan_cost_usd_per_mtok(double usd_per_hour, double tokens_per_s)
+{
+    return usd_per_hour / (tokens_per_s * GPUPLAN_S_PER_HOUR) * GPUPLAN_TOKENS_PER_MILLION;
+}
+
 enum gpuplan_status gpuplan_tco_compute(const struct gpuplan_cost_inputs *in,
                                         struct gpuplan_tco *out,
                                         struct gpuplan_error *err)

@@ -183,6 +183,21 @@ void gpuplan_job_init(struct gpuplan_job *job)
     job->epochs = 1.0;
 }
 
+void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
+{
+    *out = *job;
+    /* PEFT's prepare_model_for_kbit_training turns gradient checkpointing on. */
+    if (out->method == GPUPLAN_METHOD_QLORA && !out->grad_ckpt_set)
+        out->grad_ckpt = GPUPLAN_CKPT_FULL;
+    const uint64_t n_gpus = (uint64_t)out->gpus_per_node * out->nodes;
+    if (!out->sharding_set)
+        out->sharding = n_gpus > 1 ? GPUPLAN_SHARDING_DDP : GPUPLAN_SHARDING_NONE;
+    if (out->tp == 0)
+        out->tp = 1;
+    if (out->pp == 0)
+        out->pp = 1;
+}
+
 static const char *choice_name(const char *const *names, size_t count, unsigned v)
 {
     return v < count ? names[v] : "?";

@@ -282,21 +282,6 @@ enum gpuplan_status gpuplan_memory_profile_build(struct gpuplan_memory_profile *
 
 /* ---- evaluation ------------------------------------------------------- */
 
-void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
-{
-    *out = *job;
-    /* PEFT's prepare_model_for_kbit_training turns gradient checkpointing on. */
-    if (out->method == GPUPLAN_METHOD_QLORA && !out->grad_ckpt_set)
-        out->grad_ckpt = GPUPLAN_CKPT_FULL;
-    const uint64_t n_gpus = (uint64_t)out->gpus_per_node * out->nodes;
-    if (!out->sharding_set)
-        out->sharding = n_gpus > 1 ? GPUPLAN_SHARDING_DDP : GPUPLAN_SHARDING_NONE;
-    if (out->tp == 0)
-        out->tp = 1;
-    if (out->pp == 0)
-        out->pp = 1;
-}
-
 /*
  * FSDP as HF Accelerate/Trainer (transformer_layer_cls auto-wrap), atorch
  * and torchtitan wrap a model: one unit per block, and the root unit

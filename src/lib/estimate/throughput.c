@@ -11,7 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "gpuplan/estimate.h"
 #include "gpuplan/units.h"
 
 /*

@@ -747,14 +747,13 @@ static bool evaluate(struct search *s, struct lite *c)
         else if (infer)
             c->cost_key = l->own_usd_per_hour;
         else
-            c->cost_key = l->own_usd_per_hour / (c->tokens_per_s * GPUPLAN_S_PER_HOUR) * 1e6;
+            c->cost_key = gpuplan_cost_usd_per_mtok(l->own_usd_per_hour, c->tokens_per_s);
     } else if (!l->has_rate) {
         c->cost_key = INFINITY;
     } else if (infer) {
         c->cost_key = l->usd_per_hour;
     } else {
-        /* USD per million tokens = USD/h / (tokens/s * 3600 s/h) * 1e6 */
-        c->cost_key = l->usd_per_hour / (c->tokens_per_s * GPUPLAN_S_PER_HOUR) * 1e6;
+        c->cost_key = gpuplan_cost_usd_per_mtok(l->usd_per_hour, c->tokens_per_s);
     }
     if (req->budget_usd > 0.0) {
         double spend = INFINITY;
@@ -1237,15 +1236,14 @@ static void materialise(const struct search *s, const struct lite *c, struct gpu
     p->has_capex = l->has_capex;
     p->capex_usd = l->capex_usd;
     p->cost_per_mtok_usd = l->has_rate && c->tokens_per_s > 0
-                               ? l->usd_per_hour / (c->tokens_per_s * GPUPLAN_S_PER_HOUR) * 1e6
+                               ? gpuplan_cost_usd_per_mtok(l->usd_per_hour, c->tokens_per_s)
                                : 0.0;
     p->has_own_cost = l->has_own;
     p->own_usd_per_hour = l->has_own ? l->own_usd_per_hour : 0.0;
     p->own_cost_usd = l->has_own && p->has_time ? l->own_usd_per_hour * p->time_hours : 0.0;
-    p->own_cost_per_mtok_usd =
-        l->has_own && c->tokens_per_s > 0
-            ? l->own_usd_per_hour / (c->tokens_per_s * GPUPLAN_S_PER_HOUR) * 1e6
-            : 0.0;
+    p->own_cost_per_mtok_usd = l->has_own && c->tokens_per_s > 0
+                                   ? gpuplan_cost_usd_per_mtok(l->own_usd_per_hour, c->tokens_per_s)
+                                   : 0.0;
     p->compromise = c->compromise;
     server_spec(s, p, &m);
     layout_reasons(s, p, &t);

@@ -79,18 +79,18 @@ static void estimate(const struct gpuplan_model *model, const struct gpuplan_job
     const struct gpuplan_gpu *gpu = NULL;
     if (job->gpu_id[0] && gpuplan_catalog_get_gpu(catalog, job->gpu_id, &gpu, &err) != GPUPLAN_OK)
         gpu = NULL;
-    struct gpuplan_memory_report *report = calloc(1, sizeof *report);
-    if (!report)
+    struct gpuplan_estimate *estimate = calloc(1, sizeof *estimate);
+    if (!estimate)
         return;
     struct gpuplan_buf out;
     gpuplan_buf_init(&out, 0);
-    if (gpuplan_estimate_memory(model, job, gpu, report, &err) == GPUPLAN_OK) {
-        (void)gpuplan_render_estimate(model, job, gpu, report, GPUPLAN_FORMAT_JSON, &out, &err);
+    if (gpuplan_estimate_run(model, job, gpu, estimate, &err) == GPUPLAN_OK) {
+        (void)gpuplan_render_estimate(estimate, GPUPLAN_FORMAT_JSON, &out, &err);
         gpuplan_buf_reset(&out);
-        (void)gpuplan_render_estimate(model, job, gpu, report, GPUPLAN_FORMAT_TEXT, &out, &err);
+        (void)gpuplan_render_estimate(estimate, GPUPLAN_FORMAT_TEXT, &out, &err);
     }
     gpuplan_buf_release(&out);
-    free(report);
+    free(estimate);
     if (gpu) {
         struct gpuplan_throughput t;
         const struct gpuplan_platform *platform =
