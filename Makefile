@@ -130,6 +130,10 @@ $(BENCH_BIN): $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libgpuplan.a
 $(WHITE_BOX): LINK_CPPFLAGS = $(INTERNAL)
 $(UNIT_BIN): LINK_CPPFLAGS = $(INTERNAL) -Itests/unit
 $(UNIT_BIN): LINK_LIBS = $(CMOCKA_LIBS)
+# test_cli checks the CLI's tables and --help: it links the front-ends' objects but main.o.
+CLI_TEST_OBJ := $(filter-out $(BUILD)/obj/cli/main.o,$(CLI_OBJ))
+$(BUILD)/tests/test_cli: $(CLI_TEST_OBJ)
+$(BUILD)/tests/test_cli: LINK_CPPFLAGS = $(INTERNAL) -Itests/unit -Isrc/cli $(FRONTEND)
 $(BUILD)/gpuplan $(WHITE_BOX):
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)

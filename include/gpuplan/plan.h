@@ -76,25 +76,34 @@ struct gpuplan_plan_request {
     double deadline_hours; /* 0 = none; needs job.tokens */
     double budget_usd;     /* 0 = none; cloud run cost (cloud/any) or capex (on-prem) */
     enum gpuplan_plan_where where;
-    uint32_t max_gpus;                          /* default 64 */
+    uint32_t max_gpus;                          /* all GPUs of a plan at most, e.g. 64 */
     int vendor;                                 /* GPUPLAN_PLAN_ANY_VENDOR or a vendor */
     char gpu_ids[GPUPLAN_PLAN_MAX_GPU_IDS][48]; /* --gpu a,b: only these */
     size_t n_gpu_ids;                           /* 0 = every catalog GPU */
-    double min_headroom_fraction;               /* of usable memory, default 0.05 */
-    double target_tokens_per_s_per_user;        /* serving: decode rate, default 0 */
-    enum gpuplan_plan_objective objective;      /* default cost */
-    uint32_t top_k;                             /* 1..GPUPLAN_PLAN_MAX_TOP, default 5 */
+    double min_headroom_fraction;               /* of usable memory, e.g. 0.05 */
+    double target_tokens_per_s_per_user;        /* serving: decode rate, 0 = none */
+    enum gpuplan_plan_objective objective;
+    uint32_t top_k; /* 1..GPUPLAN_PLAN_MAX_TOP */
 };
 
-/* Defaults as documented above; job from gpuplan_job_init(). */
+/*
+ * The planner's own options (options.h), terminated by name NULL: the
+ * constraints and the objective above, --gpu a,b, and --concurrency (=
+ * job.batch). `gpuplan recommend` and POST /v1/recommend read them next to
+ * gpuplan_job_options, whose GPUPLAN_OPTION_SEARCHED entries they refuse.
+ */
+extern const struct gpuplan_option gpuplan_plan_options[];
+
+/* The defaults of gpuplan_plan_options; job from gpuplan_job_init(). */
 void gpuplan_plan_request_init(struct gpuplan_plan_request *req);
 
 /*
- * The user set job option `option_name` (a gpuplan_job_options name, e.g.
- * "grad-ckpt"): mark the knob it fixes so the search keeps it. Options that
- * fix no knob are ignored. The CLI and the HTTP reader both call this.
+ * The user gave `job_option` (an entry of gpuplan_job_options): mark the
+ * knob its axis fixes so the search keeps it. Options that fix no knob are
+ * ignored. The CLI and the HTTP reader both call this.
  */
-void gpuplan_plan_request_mark_fixed(struct gpuplan_plan_request *req, const char *option_name);
+void gpuplan_plan_request_mark_fixed(struct gpuplan_plan_request *req,
+                                     const struct gpuplan_option *job_option);
 
 /* Whole-server spec of a plan (per server unless the name says otherwise). */
 struct gpuplan_plan_server {

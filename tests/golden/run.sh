@@ -12,7 +12,7 @@ GPUPLAN=$(pwd)/$BUILD/gpuplan
 FIXTURES=tests/fixtures
 export GPUPLAN FIXTURES BUILD
 export LC_ALL=C LANG=C
-unset LANGUAGE LC_MESSAGES
+unset LANGUAGE LC_MESSAGES COLUMNS
 pass=0
 fail=0
 tmp=$(mktemp -d)

@@ -106,7 +106,7 @@ expect "recommend --help --lang ru: job option help from the library" 0 "$(ru '\
 expect "without --lang the C locale stays English" 0 "verdict: DOES NOT FIT" out \
     env LC_ALL=C "$bin" estimate llama-3.1-8b --gpu h100-sxm
 
-expect "serve stays English (HTTP answers, log, errors)" 2 "gpuplan: error: '--threads' must be" err \
+expect "serve stays English (HTTP answers, log, errors)" 2 "gpuplan: error: '--threads' is '0'" err \
     env LANG=ru_RU.UTF-8 "$bin" --lang ru serve --threads 0
 
 # Machine-readable output never carries a translation: byte-identical JSON/CSV,

@@ -17,7 +17,7 @@ done
 
 # The long options of a help text: lines "  --name ..." or "  -x, --name ...".
 help_options() {
-    sed -n 's/^ \{1,\}\(-[A-Za-z], \)\{0,1\}\(--[a-z0-9][a-z0-9-]*\).*/\2/p' | sort -u
+    sed -n 's/^  \(-[A-Za-z], \)\{0,1\}\(--[a-z0-9][a-z0-9-]*\).*/\2/p' | sort -u
 }
 # The long options of one man page section (.SS "gpuplan CMD"), from the .TP heads.
 man_options() { # section-title

@@ -13,7 +13,7 @@
 . "$(dirname "$0")/../lib/suite.sh"
 BIN=$GPUPLAN
 export LC_ALL=C LANG=C
-unset LANGUAGE LC_MESSAGES
+unset LANGUAGE LC_MESSAGES COLUMNS
 
 [ -z "${SAN:-}" ] || skip "SAN=$SAN build: valgrind skipped (it cannot run ASan binaries)"
 need_tool valgrind

@@ -178,7 +178,7 @@ static void test_utf8(void **state)
     }
     assert_int_equal(gpuplan_utf8_sequence_len((const uint8_t *)"\xd0\xba", 2), 2);
     assert_int_equal(gpuplan_utf8_sequence_len((const uint8_t *)"\xd0", 1), 0);
-    assert_int_equal(gpuplan_utf8_columns("\xd0\xba\xd0\xbe x"), 4);
+    assert_int_equal(gpuplan_utf8_columns("\xd0\xba\xd0\xbe x", 6), 4);
 }
 
 static void test_compute_capability(void **state)
@@ -205,6 +205,30 @@ static void test_compute_capability(void **state)
     }
 }
 
+/* Word wrap for --help: no line past the width or ending in a space; long words cut. */
+static void test_buf_wrap(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        size_t col, indent, width;
+        const char *want;
+    } rows[] = {
+        { "one two three", 0, 0, 7, "one two\nthree" },
+        { "one two three", 4, 4, 11, "one two\n    three" },
+        { "abcdefghij", 0, 2, 6, "abcdef\n  ghij" }, /* cut: no line holds it */
+        { "a\n\nb", 0, 0, 10, "a\n\nb" },            /* paragraphs kept */
+        { "\xd0\xba\xd0\xbe\xd0\xba x", 0, 0, 4, "\xd0\xba\xd0\xbe\xd0\xba\nx" }, /* columns */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct gpuplan_buf b;
+        gpuplan_buf_init(&b, 0);
+        gpuplan_buf_wrap(&b, rows[i].text, rows[i].col, rows[i].indent, rows[i].width);
+        assert_string_equal(gpuplan_buf_str(&b), rows[i].want);
+        gpuplan_buf_release(&b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_suggest),
         cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_compute_capability),
+        cmocka_unit_test(test_buf_wrap),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

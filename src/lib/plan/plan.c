@@ -76,8 +76,6 @@
 #define SERVING_BUDGET_HOURS      730.0 /* a month of serving, for --budget */
 #define TIE_FRACTION              0.005
 #define PARETO_CAP                256
-#define DEFAULT_MAX_GPUS          64u
-#define DEFAULT_TOP_K             5u
 /*
  * Global batch (micro-batch x accumulation x data-parallel ranks x seq_len)
  * stops growing at the smaller of 4 Mi tokens (Llama 3's initial pre-training
@@ -99,50 +97,6 @@
 static const uint32_t gpu_counts_cloud[] = { 1, 2, 4, 8 };
 static const uint32_t node_counts[] = { 1, 2, 4, 8, 16 };
 static const uint64_t micro_batches[] = { 1, 2, 4, 8, 16 };
-
-void gpuplan_plan_request_mark_fixed(struct gpuplan_plan_request *req, const char *option_name)
-{
-    if (strcmp(option_name, "method") == 0)
-        req->method_fixed = true;
-    else if (strcmp(option_name, "precision") == 0)
-        req->precision_fixed = true;
-    else if (strcmp(option_name, "micro-batch") == 0)
-        req->micro_batch_fixed = true;
-    else if (strcmp(option_name, "grad-ckpt") == 0)
-        req->grad_ckpt_fixed = true;
-    else if (strcmp(option_name, "sharding") == 0)
-        req->sharding_fixed = true;
-    else if (strcmp(option_name, "offload") == 0)
-        req->offload_fixed = true;
-    else if (strcmp(option_name, "weights") == 0)
-        req->weights_fixed = true;
-    else if (strcmp(option_name, "kv-dtype") == 0)
-        req->kv_fixed = true;
-}
-
-void gpuplan_plan_request_init(struct gpuplan_plan_request *req)
-{
-    memset(req, 0, sizeof *req);
-    gpuplan_job_init(&req->job);
-    req->where = GPUPLAN_WHERE_ANY;
-    req->max_gpus = DEFAULT_MAX_GPUS;
-    req->vendor = GPUPLAN_PLAN_ANY_VENDOR;
-    req->min_headroom_fraction = 0.05;
-    req->objective = GPUPLAN_OBJECTIVE_COST;
-    req->top_k = DEFAULT_TOP_K;
-}
-
-const char *gpuplan_plan_objective_name(enum gpuplan_plan_objective objective)
-{
-    static const char *const names[GPUPLAN_OBJECTIVE_COUNT] = { "cost", "time", "gpus", "capex" };
-    return (unsigned)objective < GPUPLAN_OBJECTIVE_COUNT ? names[objective] : "unknown";
-}
-
-const char *gpuplan_plan_where_name(enum gpuplan_plan_where where)
-{
-    static const char *const names[GPUPLAN_WHERE_COUNT] = { "any", "on-prem", "cloud" };
-    return (unsigned)where < GPUPLAN_WHERE_COUNT ? names[where] : "unknown";
-}
 
 /* One hardware layout: GPU x platform x GPUs per node x nodes, with its prices. */
 struct layout {

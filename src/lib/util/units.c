@@ -145,3 +145,16 @@ void gpuplan_format_count(char *dst, size_t dst_size, uint64_t value)
     out[o] = '\0';
     (void)snprintf(dst, dst_size, "%s", out);
 }
+
+/* 17 significant digits always read back exactly (IEEE 754 binary64). */
+#define DOUBLE_ROUND_TRIP_DIGITS 17
+
+void gpuplan_format_double(char *dst, size_t dst_size, double value)
+{
+    for (int digits = 1; digits <= DOUBLE_ROUND_TRIP_DIGITS; digits++) {
+        (void)snprintf(dst, dst_size, "%.*g", digits, value);
+        double back = 0.0;
+        if (gpuplan_parse_double(dst, &back) && back == value)
+            return;
+    }
+}

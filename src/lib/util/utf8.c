@@ -63,11 +63,11 @@ size_t gpuplan_utf8_invalid_at(const uint8_t *s, size_t len)
     return len;
 }
 
-size_t gpuplan_utf8_columns(const char *text)
+size_t gpuplan_utf8_columns(const char *text, size_t len)
 {
     size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-        if ((*p & 0xC0) != 0x80)
+    for (size_t i = 0; i < len; i++)
+        if (((unsigned char)text[i] & 0xC0) != 0x80)
             n++;
     return n;
 }

@@ -16,7 +16,7 @@ size_t gpuplan_utf8_sequence_len(const uint8_t *s, size_t avail);
 /* Offset of the first byte of s[0..len) that does not start a well-formed sequence; len if none. */
 size_t gpuplan_utf8_invalid_at(const uint8_t *s, size_t len);
 
-/* Code points in the NUL-terminated `text` (one terminal column each: no wide characters). */
-size_t gpuplan_utf8_columns(const char *text);
+/* Code points in text[0..len) (one terminal column each: no wide characters). */
+size_t gpuplan_utf8_columns(const char *text, size_t len);
 
 #endif
