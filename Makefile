@@ -237,9 +237,10 @@ XGETTEXT_FLAGS := --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ \
                   --keyword=gpuplan_cursor_fail:5 --flag=gpuplan_cursor_fail:5:c-format \
                   --keyword=gpuplan_json_scan_fail:5 --flag=gpuplan_json_scan_fail:5:c-format \
                   --keyword=tensor_fail:5 --flag=tensor_fail:5:c-format \
-                  --keyword=add_text:4 --flag=add_text:4:c-format --keyword=field_error:6 \
+                  --keyword=gpuplan_plan_add_text:4 --flag=gpuplan_plan_add_text:4:c-format --keyword=field_error:6 \
                   --keyword=REASON:2 --flag=REASON:2:c-format \
                   --keyword=WARNING:2 --flag=WARNING:2:c-format \
+                  --keyword=NOTE:2 --flag=NOTE:2:c-format \
                   --add-comments=TRANSLATORS: --package-name=gpuplan --package-version=$(VERSION)
 BINDIR     := $(PREFIX)/bin
 LIBDIR     := $(PREFIX)/lib

@@ -18,7 +18,8 @@
  * (gpuplan_render_plan) and one plan's launch configuration, DeepSpeed JSON,
  * accelerate YAML, torchrun command or Slurm script (gpuplan_emit).
  *
- * Derivations and assumptions: src/lib/plan/plan.c and docs/planner.md.
+ * Derivations and assumptions: src/lib/plan/ (plan_search.c, plan_server.c) and
+ * docs/planner.md.
  * Not here: the memory and time formulas (estimate.h, throughput.h), prices
  * (cost.h).
  */
