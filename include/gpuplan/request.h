@@ -115,11 +115,33 @@ enum gpuplan_status gpuplan_tco_request_from_json(struct gpuplan_tco_request *re
                                                   size_t len,
                                                   struct gpuplan_error *err);
 
+/* The field of a tco request a failure of gpuplan_tco_request_inputs is about. */
+enum gpuplan_tco_field {
+    GPUPLAN_TCO_FIELD_NONE = 0,
+    GPUPLAN_TCO_FIELD_GPU,        /* no such catalog GPU */
+    GPUPLAN_TCO_FIELD_PLATFORM,   /* no such catalog platform */
+    GPUPLAN_TCO_FIELD_COST_INPUT, /* an override out of its range; *input says which */
+};
+
 /*
- * Resolve `req` against `catalog` exactly as `gpuplan tco` does (GPU by id,
- * the named platform or else the GPU's first, catalog inputs, then the
- * request's overrides) and compute the table into `out`. Unknown GPU or
- * platform: GPUPLAN_ERR_NOT_FOUND at "$.gpu" / "$.platform".
+ * Resolve `req` against `catalog` as `gpuplan tco` and POST /v1/tco both do:
+ * the GPU by id, the named platform or else the GPU's first, the catalog
+ * inputs, then the request's overrides, into `in`. On failure *field (and
+ * for a cost input *input) names the request field; err->where is left for
+ * the caller (a command line and a JSON body spell fields differently).
+ */
+enum gpuplan_status gpuplan_tco_request_inputs(const struct gpuplan_catalog *catalog,
+                                               const struct gpuplan_tco_request *req,
+                                               struct gpuplan_cost_inputs *in,
+                                               enum gpuplan_tco_field *field,
+                                               enum gpuplan_cost_input *input,
+                                               struct gpuplan_error *err);
+
+/*
+ * gpuplan_tco_request_inputs, then compute the table into `out`; errors at
+ * the field's JSON path: an unknown GPU or platform is
+ * GPUPLAN_ERR_NOT_FOUND at "$.gpu" / "$.platform", an input out of range
+ * GPUPLAN_ERR_USAGE at "$.<input>".
  */
 enum gpuplan_status gpuplan_tco_request_run(const struct gpuplan_catalog *catalog,
                                             const struct gpuplan_tco_request *req,

@@ -6,9 +6,7 @@
  * with "try 'gpuplan CMD --help'" and exit 2; a value an option refuses is
  * reported with the option's own message and hint (exit 2 too).
  */
-#include <limits.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +67,17 @@ int cli_parse(const struct cli_command *cmd,
     return cli_report(&err);
 }
 
+bool cli_lists_option(const struct cli_command *cmd, size_t g, const struct gpuplan_option *opt)
+{
+    if (opt->flags & cmd->groups[g].refuse)
+        return false;
+    for (size_t e = 0; e < g; e++) {
+        if (gpuplan_options_find(cmd->groups[e].options, opt->name))
+            return false;
+    }
+    return true;
+}
+
 int cli_missing_model(const struct cli_command *cmd)
 {
     return cli_usage_error(cmd->name, "missing MODEL argument");
@@ -89,34 +98,4 @@ enum gpuplan_status cli_local_gpu(const struct gpuplan_catalog *catalog,
     if (sysfs && *sysfs)
         opts.sysfs_root = sysfs;
     return gpuplan_detect_local_gpu(&opts, catalog, out, out_count, err);
-}
-
-/* The Hugging Face cache as huggingface_hub finds it (constants.py: HF_HUB_CACHE). */
-static const char *hf_hub_cache(char *buf, size_t size)
-{
-    const char *v = getenv("HF_HUB_CACHE");
-    if (v && *v)
-        return v;
-    v = getenv("HF_HOME");
-    int n;
-    if (v && *v)
-        n = snprintf(buf, size, "%s/hub", v);
-    else if ((v = getenv("HOME")) != NULL && *v)
-        n = snprintf(buf, size, "%s/.cache/huggingface/hub", v);
-    else
-        return NULL;
-    return n > 0 && (size_t)n < size ? buf : NULL;
-}
-
-enum gpuplan_status cli_load_model(struct gpuplan_model *model,
-                                   const char *name,
-                                   const struct gpuplan_catalog *catalog,
-                                   struct gpuplan_error *err)
-{
-    char hub[PATH_MAX];
-    const enum gpuplan_status st =
-        gpuplan_model_load_hub(model, name, catalog, hf_hub_cache(hub, sizeof hub), err);
-    if (st == GPUPLAN_OK && model->resolved_note[0])
-        fprintf(stderr, _("gpuplan: note: %s\n"), model->resolved_note);
-    return st;
 }

@@ -96,6 +96,13 @@ int cli_parse(const struct cli_command *cmd,
               char **argv,
               struct gpuplan_argv *args);
 
+/*
+ * Whether group `g` of `cmd` lists `opt` in --help, the man page and
+ * completion: not refused by the group, and not named by an earlier group
+ * (whose option the parser takes instead, e.g. recommend's --gpu ID,...).
+ */
+bool cli_lists_option(const struct cli_command *cmd, size_t g, const struct gpuplan_option *opt);
+
 /* The usage error "missing MODEL argument" for `cmd`. */
 int cli_missing_model(const struct cli_command *cmd);
 
@@ -109,6 +116,32 @@ void cli_help_print_main(FILE *out);
  */
 size_t cli_help_width(void);
 
+/*
+ * What a command that prints a result holds while it runs (report.c): the
+ * error, the catalog, the model and the output. cli_run_finish reports the
+ * error or writes the output, releases everything and gives the exit code.
+ */
+struct cli_run {
+    struct gpuplan_error err;
+    struct gpuplan_catalog *catalog; /* NULL until cli_run_load */
+    struct gpuplan_model model;
+    struct gpuplan_buf out;
+};
+void cli_run_init(struct cli_run *run);
+/*
+ * The catalog (embedded, plus `catalog_dir` when not NULL) and, when
+ * `model_name`, the model as every command takes it: a catalog id, a path, or
+ * a Hugging Face Hub id resolved through the catalog and the local cache
+ * ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub); how a
+ * Hub id was resolved is printed as a note on stderr.
+ */
+enum gpuplan_status
+cli_run_load(struct cli_run *run, const char *catalog_dir, const char *model_name);
+/* `st` GPUPLAN_OK: write run->out; else report run->err. Releases `run`; the exit code. */
+int cli_run_finish(struct cli_run *run, enum gpuplan_status st);
+/* Release `run` only (when the command reported something else itself). */
+void cli_run_release(struct cli_run *run);
+
 /* Print "gpuplan: error: MESSAGE" (+ where, hint) to stderr; return the exit code for the status.
  */
 int cli_report(const struct gpuplan_error *err);
@@ -116,17 +149,6 @@ int cli_report(const struct gpuplan_error *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Write a buffer to stdout; CLI_RUN_ERROR on failure. */
 int cli_write_buf(const struct gpuplan_buf *buf);
-
-/*
- * Load MODEL as every command takes it (catalog id, path, or Hugging Face Hub
- * id resolved through the catalog and the local cache: $HF_HUB_CACHE, else
- * $HF_HOME/hub, else ~/.cache/huggingface/hub); prints how a Hub id was
- * resolved as a note on stderr.
- */
-enum gpuplan_status cli_load_model(struct gpuplan_model *model,
-                                   const char *name,
-                                   const struct gpuplan_catalog *catalog,
-                                   struct gpuplan_error *err);
 
 /*
  * `--gpu local`: detect this machine's GPUs (NVML or amdgpu sysfs; the

@@ -32,20 +32,12 @@ static int list(const struct cli_command *cmd,
     const int rc = cli_parse(cmd, dests, argc, argv, &args);
     if (rc >= 0)
         return rc;
-    struct gpuplan_error err;
-    gpuplan_error_init(&err);
-    struct gpuplan_catalog *catalog = NULL;
-    struct gpuplan_buf out;
-    gpuplan_buf_init(&out, 0);
-    int exit_code;
-    if (gpuplan_catalog_load(&catalog, common.catalog_dir, &err) ||
-        render(catalog, common.format, &out, &err))
-        exit_code = cli_report(&err);
-    else
-        exit_code = cli_write_buf(&out);
-    gpuplan_buf_release(&out);
-    gpuplan_catalog_free(catalog);
-    return exit_code;
+    struct cli_run run;
+    cli_run_init(&run);
+    enum gpuplan_status st = cli_run_load(&run, common.catalog_dir, NULL);
+    if (st == GPUPLAN_OK)
+        st = render(run.catalog, common.format, &run.out, &run.err);
+    return cli_run_finish(&run, st);
 }
 
 static int cmd_gpus(int argc, char **argv)

@@ -91,33 +91,18 @@ static int cmd_detect(int argc, char **argv)
     opts.nvml_path = nvml_path ? nvml_path : env_or("GPUPLAN_NVML_LIBRARY", opts.nvml_path);
     opts.sysfs_root = sysfs_root ? sysfs_root : env_or("GPUPLAN_SYSFS_ROOT", opts.sysfs_root);
 
-    struct gpuplan_error err;
-    gpuplan_error_init(&err);
+    struct cli_run run;
+    cli_run_init(&run);
     struct gpuplan_detect_result *result = calloc(1, sizeof *result);
-    if (!result) {
-        fputs(_("gpuplan: error: out of memory\n"), stderr);
-        return CLI_RUN_ERROR;
+    enum gpuplan_status st =
+        result ? gpuplan_detect_run(&opts, result, &run.err)
+               : gpuplan_error_set(&run.err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    if (st == GPUPLAN_OK)
+        st = cli_run_load(&run, catalog_dir, NULL);
+    if (st == GPUPLAN_OK) {
+        gpuplan_detect_match_catalog(result, run.catalog);
+        st = gpuplan_render_detect(result, format, &run.out, &run.err);
     }
-    struct gpuplan_buf out;
-    gpuplan_buf_init(&out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
-    struct gpuplan_catalog *catalog = NULL;
-    int rc = CLI_OK;
-    if (gpuplan_detect_run(&opts, result, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    if (gpuplan_catalog_load(&catalog, catalog_dir, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    gpuplan_detect_match_catalog(result, catalog);
-    if (gpuplan_render_detect(result, format, &out, &err) != GPUPLAN_OK)
-        rc = cli_report(&err);
-    else
-        rc = cli_write_buf(&out);
-out:
-    gpuplan_catalog_free(catalog);
-    gpuplan_buf_release(&out);
     free(result);
-    return rc;
+    return cli_run_finish(&run, st);
 }

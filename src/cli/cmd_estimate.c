@@ -15,22 +15,6 @@
 #include "i18n.h"
 
 /*
- * A catalog id (its embedded config.json), a Hub id or a model path. Files go through
- * the library's loader, which opens with O_NONBLOCK and refuses FIFOs,
- * devices and sockets before reading, so `estimate /path/to/fifo` cannot hang.
- */
-static enum gpuplan_status load_model(struct gpuplan_model *model,
-                                      const char *name,
-                                      const struct gpuplan_catalog *catalog,
-                                      struct gpuplan_error *err)
-{
-    const enum gpuplan_status st = cli_load_model(model, name, catalog, err);
-    if (st == GPUPLAN_OK && !model->id[0])
-        snprintf(model->id, sizeof model->id, "%s", name);
-    return st;
-}
-
-/*
  * --gpu ID[:N] from the catalog, or --gpu local: the GPUs of this machine
  * (their count becomes the GPUs per node, their memory the usable memory).
  */
@@ -66,12 +50,12 @@ const struct cli_command cli_cmd_estimate = {
     .run = cmd_estimate,
     .summary = N_("memory per GPU and host to fine-tune or serve a model"),
     .usage = N_("estimate MODEL [OPTIONS]"),
-    .description = N_(
-        "Estimate GPU and host memory to fine-tune or serve MODEL (a catalog id, a "
-        "Hugging Face Hub id or a path, as for 'gpuplan inspect'). With --gpu, also the step time, tokens/s, MFU and bottleneck "
-        "(serving: prefill, decode, time to first token), the time to train --tokens "
-        "N (or --dataset-tokens N) x --epochs, and its cloud cost at the catalog's "
-        "on-demand rate."),
+    .description =
+        N_("Estimate GPU and host memory to fine-tune or serve MODEL (a catalog id, a Hugging Face "
+           "Hub id or a path, as for 'gpuplan inspect'). With --gpu, also the step time, tokens/s, "
+           "MFU and bottleneck (serving: prefill, decode, time to first token), the time to train "
+           "--tokens N (or --dataset-tokens N) x --epochs, and its cloud cost at the catalog's "
+           "on-demand rate."),
     .model_arg = "MODEL",
     .n_positional = 1,
     .groups = { { N_("options"), gpuplan_job_options, 0 }, { N_("options"), common_options, 0 } },
@@ -90,37 +74,22 @@ static int cmd_estimate(int argc, char **argv)
         return rc;
     if (args.n_positional == 0)
         return cli_missing_model(&cli_cmd_estimate);
-    const char *model_name = args.positional[0];
-    struct gpuplan_error err;
-    gpuplan_error_init(&err);
-
-    rc = CLI_OK;
-    struct gpuplan_catalog *catalog = NULL;
-    struct gpuplan_model model;
-    struct gpuplan_buf out;
+    struct cli_run run;
+    cli_run_init(&run);
     struct gpuplan_estimate *estimate = calloc(1, sizeof *estimate);
-    gpuplan_model_init(&model);
-    gpuplan_buf_init(&out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
     const struct gpuplan_gpu *gpu = NULL;
     struct gpuplan_gpu local_gpu;
-    if (!estimate) {
-        gpuplan_error_set(&err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
-        rc = cli_report(&err);
-        goto out;
-    }
-    if (gpuplan_catalog_load(&catalog, common.catalog_dir, &err) != GPUPLAN_OK ||
-        load_model(&model, model_name, catalog, &err) != GPUPLAN_OK ||
-        resolve_gpu(catalog, &job, &local_gpu, &gpu, &err) != GPUPLAN_OK ||
-        gpuplan_estimate_run(&model, &job, gpu, estimate, &err) != GPUPLAN_OK ||
-        gpuplan_render_estimate(estimate, common.format, &out, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    rc = cli_write_buf(&out);
-out:
+    enum gpuplan_status st =
+        estimate ? cli_run_load(&run, common.catalog_dir, args.positional[0])
+                 : gpuplan_error_set(&run.err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    if (st == GPUPLAN_OK && !run.model.id[0]) /* a path: name the model by it */
+        (void)snprintf(run.model.id, sizeof run.model.id, "%s", args.positional[0]);
+    if (st == GPUPLAN_OK)
+        st = resolve_gpu(run.catalog, &job, &local_gpu, &gpu, &run.err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_estimate_run(&run.model, &job, gpu, estimate, &run.err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_render_estimate(estimate, common.format, &run.out, &run.err);
     free(estimate);
-    gpuplan_buf_release(&out);
-    gpuplan_model_release(&model);
-    gpuplan_catalog_free(catalog);
-    return rc;
+    return cli_run_finish(&run, st);
 }

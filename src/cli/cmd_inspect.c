@@ -1,7 +1,7 @@
 /*
  * cmd_inspect.c - `gpuplan inspect PATH|NAME`: the exact tensor inventory of
- * a model from a catalog name, a Hugging Face Hub id, config.json, safetensors (single or sharded),
- * GGUF, or a model directory.
+ * a model from a catalog name, a Hugging Face Hub id, config.json,
+ * safetensors (single or sharded), GGUF, or a model directory.
  */
 #include <string.h>
 
@@ -45,24 +45,10 @@ static int cmd_inspect(int argc, char **argv)
         return rc;
     if (args.n_positional == 0)
         return cli_missing_model(&cli_cmd_inspect);
-    struct gpuplan_error err;
-    gpuplan_error_init(&err);
-    struct gpuplan_catalog *catalog = NULL;
-    struct gpuplan_model model;
-    gpuplan_model_init(&model);
-    struct gpuplan_buf out;
-    gpuplan_buf_init(&out, 0);
-    int exit_code = CLI_OK;
-    if (gpuplan_catalog_load(&catalog, common.catalog_dir, &err) ||
-        cli_load_model(&model, args.positional[0], catalog, &err) ||
-        gpuplan_render_inspect(&model, common.format, &out, &err)) {
-        exit_code = cli_report(&err);
-        goto out;
-    }
-    exit_code = cli_write_buf(&out);
-out:
-    gpuplan_buf_release(&out);
-    gpuplan_model_release(&model);
-    gpuplan_catalog_free(catalog);
-    return exit_code;
+    struct cli_run run;
+    cli_run_init(&run);
+    enum gpuplan_status st = cli_run_load(&run, common.catalog_dir, args.positional[0]);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_render_inspect(&run.model, common.format, &run.out, &run.err);
+    return cli_run_finish(&run, st);
 }

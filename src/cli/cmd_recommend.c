@@ -91,50 +91,23 @@ static int cmd_recommend(int argc, char **argv)
         return cli_missing_model(&cli_cmd_recommend);
     for (size_t i = 0; i < args.n_given; i++)
         gpuplan_plan_request_mark_fixed(&req, args.given[i]);
-    const char *model_name = args.positional[0];
-    struct gpuplan_error err;
-    gpuplan_error_init(&err);
-
-    rc = CLI_OK;
-    struct gpuplan_catalog *catalog = NULL;
-    struct gpuplan_model model;
-    struct gpuplan_buf out;
+    struct cli_run run;
+    cli_run_init(&run);
     struct gpuplan_plan_result *result = calloc(1, sizeof *result);
-    gpuplan_model_init(&model);
-    gpuplan_buf_init(&out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
-    if (!result) {
-        gpuplan_error_set(&err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
-        rc = cli_report(&err);
-        goto out;
-    }
-    if (gpuplan_catalog_load(&catalog, rec.common.catalog_dir, &err) != GPUPLAN_OK ||
-        cli_load_model(&model, model_name, catalog, &err) != GPUPLAN_OK ||
-        restrict_to_local(catalog, &req, &err) != GPUPLAN_OK ||
-        gpuplan_plan_run(&model, catalog, &req, result, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    if (rec.emit) {
-        if (result->n_top == 0) {
-            gpuplan_error_set(&err, GPUPLAN_ERR_UNSUPPORTED, "--emit",
-                              "no plan meets the constraints; nothing to emit");
-            rc = cli_report(&err);
-            goto out;
-        }
-        if (gpuplan_emit(&result->top[0], (enum gpuplan_engine)rec.engine, &out, &err) !=
-            GPUPLAN_OK) {
-            rc = cli_report(&err);
-            goto out;
-        }
-    } else if (gpuplan_render_plan(result, rec.common.format, &out, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    rc = cli_write_buf(&out);
-out:
+    enum gpuplan_status st =
+        result ? cli_run_load(&run, rec.common.catalog_dir, args.positional[0])
+               : gpuplan_error_set(&run.err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    if (st == GPUPLAN_OK)
+        st = restrict_to_local(run.catalog, &req, &run.err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_plan_run(&run.model, run.catalog, &req, result, &run.err);
+    if (st == GPUPLAN_OK && rec.emit && result->n_top == 0)
+        st = gpuplan_error_set(&run.err, GPUPLAN_ERR_UNSUPPORTED, "--emit",
+                               "no plan meets the constraints; nothing to emit");
+    if (st == GPUPLAN_OK && rec.emit)
+        st = gpuplan_emit(&result->top[0], (enum gpuplan_engine)rec.engine, &run.out, &run.err);
+    else if (st == GPUPLAN_OK)
+        st = gpuplan_render_plan(result, rec.common.format, &run.out, &run.err);
     free(result);
-    gpuplan_buf_release(&out);
-    gpuplan_model_release(&model);
-    gpuplan_catalog_free(catalog);
-    return rc;
+    return cli_run_finish(&run, st);
 }

@@ -55,56 +55,26 @@ static int cmd_tco(int argc, char **argv)
     /* --gpu ID:N is required and split after parsing: a usage error of the command line. */
     if (gpuplan_tco_request_split_gpu(&req, &err) != GPUPLAN_OK)
         return cli_usage_error("tco", "%s", err.message);
-    struct gpuplan_catalog *catalog = NULL;
-    struct gpuplan_buf out;
-    gpuplan_buf_init(&out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
-    rc = CLI_OK;
-    if (gpuplan_catalog_load(&catalog, common.catalog_dir, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    const struct gpuplan_gpu *gpu = NULL;
-    if (gpuplan_catalog_get_gpu(catalog, req.gpu_id, &gpu, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    const struct gpuplan_platform *platform = NULL;
-    const char *platform_id =
-        req.platform_id[0] ? req.platform_id : (gpu->n_platforms ? gpu->platforms[0] : NULL);
-    if (platform_id) {
-        platform = gpuplan_catalog_find_platform(catalog, platform_id);
-        if (!platform && req.platform_id[0]) {
-            rc = cli_usage_error("tco", "unknown platform '%s'", req.platform_id);
-            goto out;
-        }
-    }
+    struct cli_run run;
+    cli_run_init(&run);
     struct gpuplan_cost_inputs in;
-    if (gpuplan_cost_inputs_init(&in, gpu, req.n_gpus, platform, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
+    enum gpuplan_tco_field field = GPUPLAN_TCO_FIELD_NONE;
+    enum gpuplan_cost_input input = GPUPLAN_COST_GPU_PRICE;
+    enum gpuplan_status st = cli_run_load(&run, common.catalog_dir, NULL);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_tco_request_inputs(run.catalog, &req, &in, &field, &input, &run.err);
+    if (st != GPUPLAN_OK && field == GPUPLAN_TCO_FIELD_PLATFORM) {
+        cli_run_release(&run);
+        return cli_usage_error("tco", "unknown platform '%s'", req.platform_id);
     }
-    for (int k = 0; k < GPUPLAN_COST_INPUT_COUNT; k++) {
-        if (req.overrides.set[k] &&
-            gpuplan_cost_inputs_set(&in, (enum gpuplan_cost_input)k, req.overrides.value[k],
-                                    &err) != GPUPLAN_OK) {
-            rc = cli_report(&err);
-            goto out;
-        }
-    }
-    struct gpuplan_tco *tco = malloc(sizeof *tco);
-    if (!tco) {
-        perror(_("gpuplan: error"));
-        rc = CLI_RUN_ERROR;
-        goto out;
-    }
-    if (gpuplan_tco_compute(&in, tco, &err) != GPUPLAN_OK ||
-        gpuplan_render_tco(&in, tco, common.format, &out, &err) != GPUPLAN_OK)
-        rc = cli_report(&err);
-    else
-        rc = cli_write_buf(&out);
+    /* struct gpuplan_tco holds two 121-point series: on the heap. */
+    struct gpuplan_tco *tco = st == GPUPLAN_OK ? malloc(sizeof *tco) : NULL;
+    if (st == GPUPLAN_OK && !tco)
+        st = gpuplan_error_set(&run.err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    if (st == GPUPLAN_OK)
+        st = gpuplan_tco_compute(&in, tco, &run.err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_render_tco(&in, tco, common.format, &run.out, &run.err);
     free(tco);
-out:
-    gpuplan_buf_release(&out);
-    gpuplan_catalog_free(catalog);
-    return rc;
+    return cli_run_finish(&run, st);
 }

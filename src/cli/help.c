@@ -80,18 +80,6 @@ static void option_text(const struct gpuplan_option *opt, char *out, size_t size
         (void)snprintf(out, size, "%s", _(opt->help));
 }
 
-/* Whether group `g` of `cmd` lists `opt`: not refused, not named by an earlier group. */
-static bool listed(const struct cli_command *cmd, size_t g, const struct gpuplan_option *opt)
-{
-    if (opt->flags & cmd->groups[g].refuse)
-        return false;
-    for (size_t e = 0; e < g; e++) {
-        if (gpuplan_options_find(cmd->groups[e].options, opt->name))
-            return false;
-    }
-    return true;
-}
-
 static void help_text(const struct cli_command *cmd, struct gpuplan_buf *b, size_t width)
 {
     char line[512];
@@ -114,7 +102,7 @@ static void help_text(const struct cli_command *cmd, struct gpuplan_buf *b, size
             gpuplan_buf_puts(b, "\n");
         }
         for (const struct gpuplan_option *o = cmd->groups[g].options; o->name; o++) {
-            if (!listed(cmd, g, o))
+            if (!cli_lists_option(cmd, g, o))
                 continue;
             char arg[256], left[LEFT_MAX], text[1024];
             gpuplan_option_arg(o, arg, sizeof arg);

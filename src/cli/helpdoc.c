@@ -33,18 +33,6 @@ static void paragraphs(const char *text, char *out, size_t size)
     out[n] = '\0';
 }
 
-/* Whether group `g` of `cmd` lists `opt`: not refused, not named by an earlier group. */
-static bool listed(const struct cli_command *cmd, size_t g, const struct gpuplan_option *opt)
-{
-    if (opt->flags & cmd->groups[g].refuse)
-        return false;
-    for (size_t e = 0; e < g; e++) {
-        if (gpuplan_options_find(cmd->groups[e].options, opt->name))
-            return false;
-    }
-    return true;
-}
-
 /*
  * Call `emit` for every option `cmd` lists, in --help's order, then for
  * "-h, --help" (under the last group's title).
@@ -56,7 +44,7 @@ static void each_option(const struct cli_command *cmd,
     const char *section = NULL;
     for (size_t g = 0; g < CLI_MAX_GROUPS && cmd->groups[g].options; g++) {
         for (const struct gpuplan_option *o = cmd->groups[g].options; o->name; o++) {
-            if (!listed(cmd, g, o))
+            if (!cli_lists_option(cmd, g, o))
                 continue;
             struct doc_option d;
             memset(&d, 0, sizeof d);

@@ -354,6 +354,26 @@ read_body(const struct body_reader *r, const char *body, size_t len, struct gpup
 #define JOB_BODY_EXAMPLE "{\"model\": \"llama-3.1-8b\", \"method\": \"lora\"}"
 #define TCO_BODY_EXAMPLE "{\"gpu\": \"h100-sxm:8\", \"hours_per_day\": 12}"
 
+/* A job body (estimate) or a plan body (recommend): the job's fields, with "model". */
+static enum gpuplan_status read_job_body(const struct gpuplan_option_group *groups,
+                                         size_t n_groups,
+                                         void (*on_set)(void *ctx,
+                                                        const struct gpuplan_option *opt),
+                                         void *ctx,
+                                         const char *body,
+                                         size_t len,
+                                         char *model_out,
+                                         size_t model_size,
+                                         struct gpuplan_error *err)
+{
+    const bool accepts_model = model_out != NULL && model_size > 0;
+    const struct body_reader r = {
+        groups,     n_groups, BODY_JOB, JOB_BODY_EXAMPLE, accepts_model ? model_out : NULL,
+        model_size, on_set,   ctx
+    };
+    return read_body(&r, body, len, err);
+}
+
 enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
                                           const char *body,
                                           size_t len,
@@ -362,12 +382,7 @@ enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
                                           struct gpuplan_error *err)
 {
     const struct gpuplan_option_group groups[] = { { gpuplan_job_options, job, 0 } };
-    const bool accepts_model = model_out != NULL && model_size > 0;
-    const struct body_reader r = {
-        groups,     1,    BODY_JOB, JOB_BODY_EXAMPLE, accepts_model ? model_out : NULL,
-        model_size, NULL, NULL
-    };
-    return read_body(&r, body, len, err);
+    return read_job_body(groups, 1, NULL, NULL, body, len, model_out, model_size, err);
 }
 
 /* A job option the body gave fixes its knob (plan.h). */
@@ -387,12 +402,7 @@ enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *
         { gpuplan_plan_options, req, 0 },
         { gpuplan_job_options, &req->job, GPUPLAN_OPTION_SEARCHED },
     };
-    const bool accepts_model = model_out != NULL && model_size > 0;
-    const struct body_reader r = {
-        groups,     2,          BODY_JOB, JOB_BODY_EXAMPLE, accepts_model ? model_out : NULL,
-        model_size, mark_fixed, req
-    };
-    return read_body(&r, body, len, err);
+    return read_job_body(groups, 2, mark_fixed, req, body, len, model_out, model_size, err);
 }
 
 enum gpuplan_status
@@ -489,28 +499,29 @@ enum gpuplan_status gpuplan_tco_request_from_json(struct gpuplan_tco_request *re
     return status;
 }
 
-enum gpuplan_status gpuplan_tco_request_run(const struct gpuplan_catalog *catalog,
-                                            const struct gpuplan_tco_request *req,
-                                            struct gpuplan_cost_inputs *in,
-                                            struct gpuplan_tco *out,
-                                            struct gpuplan_error *err)
+enum gpuplan_status gpuplan_tco_request_inputs(const struct gpuplan_catalog *catalog,
+                                               const struct gpuplan_tco_request *req,
+                                               struct gpuplan_cost_inputs *in,
+                                               enum gpuplan_tco_field *field,
+                                               enum gpuplan_cost_input *input,
+                                               struct gpuplan_error *err)
 {
+    *field = GPUPLAN_TCO_FIELD_NONE;
     const struct gpuplan_gpu *gpu = NULL;
     if (gpuplan_catalog_get_gpu(catalog, req->gpu_id, &gpu, err) != GPUPLAN_OK) {
-        (void)snprintf(err->where, sizeof err->where, "$.gpu");
-        return err->code;
+        *field = GPUPLAN_TCO_FIELD_GPU;
+        return GPUPLAN_ERR_NOT_FOUND;
     }
-    /* As cmd_tco.c: the named platform, else the GPU's first one, else none. */
+    /* The named platform, else the GPU's first one, else none. */
     const struct gpuplan_platform *platform = NULL;
     const char *platform_id =
         req->platform_id[0] ? req->platform_id : (gpu->n_platforms ? gpu->platforms[0] : NULL);
     if (platform_id) {
         platform = gpuplan_catalog_find_platform(catalog, platform_id);
         if (!platform && req->platform_id[0]) {
-            gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, "$.platform", "unknown platform '%s'",
-                              req->platform_id);
-            gpuplan_error_hint(err, "GET /v1/gpus lists each GPU's platforms");
-            return GPUPLAN_ERR_NOT_FOUND;
+            *field = GPUPLAN_TCO_FIELD_PLATFORM;
+            return gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL, "unknown platform '%s'",
+                                     req->platform_id);
         }
     }
     enum gpuplan_status st = gpuplan_cost_inputs_init(in, gpu, req->n_gpus, platform, err);
@@ -519,9 +530,38 @@ enum gpuplan_status gpuplan_tco_request_run(const struct gpuplan_catalog *catalo
             continue;
         st = gpuplan_cost_inputs_set(in, (enum gpuplan_cost_input)k, req->overrides.value[k], err);
         if (st != GPUPLAN_OK) {
-            char name[KEY_NAME_MAX];
-            json_name_of(gpuplan_cost_input_flag((enum gpuplan_cost_input)k), name, sizeof name);
+            *field = GPUPLAN_TCO_FIELD_COST_INPUT;
+            *input = (enum gpuplan_cost_input)k;
+        }
+    }
+    return st;
+}
+
+enum gpuplan_status gpuplan_tco_request_run(const struct gpuplan_catalog *catalog,
+                                            const struct gpuplan_tco_request *req,
+                                            struct gpuplan_cost_inputs *in,
+                                            struct gpuplan_tco *out,
+                                            struct gpuplan_error *err)
+{
+    enum gpuplan_tco_field field = GPUPLAN_TCO_FIELD_NONE;
+    enum gpuplan_cost_input input = GPUPLAN_COST_GPU_PRICE;
+    enum gpuplan_status st = gpuplan_tco_request_inputs(catalog, req, in, &field, &input, err);
+    if (st != GPUPLAN_OK && err) {
+        char name[KEY_NAME_MAX];
+        switch (field) {
+        case GPUPLAN_TCO_FIELD_GPU:
+            (void)snprintf(err->where, sizeof err->where, "$.gpu");
+            break;
+        case GPUPLAN_TCO_FIELD_PLATFORM:
+            (void)snprintf(err->where, sizeof err->where, "$.platform");
+            gpuplan_error_hint(err, "GET /v1/gpus lists each GPU's platforms");
+            break;
+        case GPUPLAN_TCO_FIELD_COST_INPUT:
+            json_name_of(gpuplan_cost_input_flag(input), name, sizeof name);
             (void)snprintf(err->where, sizeof err->where, "$.%s", name);
+            break;
+        case GPUPLAN_TCO_FIELD_NONE:
+            break;
         }
     }
     if (st == GPUPLAN_OK)

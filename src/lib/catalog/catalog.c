@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,27 @@ static enum gpuplan_status get_compute_capability(const json_t *rec,
 }
 
 /*
+ * Whether `key` is in `obj` (and not null); when not, *st is GPUPLAN_OK for
+ * an optional key (it keeps its default) or the "is missing" error.
+ */
+static bool present_or(const json_t *obj,
+                       const struct loc *at,
+                       const char *key,
+                       bool required,
+                       enum gpuplan_status *st,
+                       struct gpuplan_error *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    *st = GPUPLAN_OK;
+    if (v && !json_is_null(v))
+        return true;
+    if (required)
+        *st = fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, GPUPLAN_TR("'%s' is missing in '%s'"),
+                   key, at->where);
+    return false;
+}
+
+/*
  * A number in [min, max] (min exclusive when `positive`). A missing or null
  * optional key leaves *out and *present untouched (present may be NULL).
  */
@@ -207,13 +229,9 @@ static enum gpuplan_status get_number(const json_t *obj,
                                       bool *present,
                                       struct gpuplan_error *err)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v)) {
-        if (required)
-            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
-                        GPUPLAN_TR("'%s' is missing in '%s'"), key, at->where);
-        return GPUPLAN_OK;
-    }
+    enum gpuplan_status absent_st;
+    if (!present_or(obj, at, key, required, &absent_st, err))
+        return absent_st;
     double d = 0.0;
     const enum gpuplan_status st =
         gpuplan_json_get_double(obj, key, at->where, at->path, true, &d, err);
@@ -239,13 +257,9 @@ static enum gpuplan_status get_count(const json_t *obj,
                                      struct gpuplan_error *err)
 {
     uint64_t v = 0;
-    const json_t *value = json_object_get(obj, key);
-    if (!value || json_is_null(value)) {
-        if (required)
-            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
-                        GPUPLAN_TR("'%s' is missing in '%s'"), key, at->where);
-        return GPUPLAN_OK;
-    }
+    enum gpuplan_status absent_st;
+    if (!present_or(obj, at, key, required, &absent_st, err))
+        return absent_st;
     const enum gpuplan_status st =
         gpuplan_json_get_u64(obj, key, at->where, at->path, true, &v, err);
     if (st != GPUPLAN_OK)
@@ -701,36 +715,43 @@ static bool grow(void **items, size_t *cap, size_t need, size_t item_size)
     return true;
 }
 
-static enum gpuplan_status put_gpu(struct gpuplan_catalog *c, const struct gpuplan_gpu *gpu)
+/*
+ * A later file's record replaces the one with the same id (the char array
+ * at `id_offset`), else it is appended: `--catalog DIR` overrides and extends.
+ */
+static enum gpuplan_status
+upsert(void **items, size_t *n, size_t *cap, size_t item_size, size_t id_offset, const void *item)
 {
-    for (size_t i = 0; i < c->n_gpus; i++) {
-        if (strcmp(c->gpus[i].id, gpu->id) == 0) {
-            c->gpus[i] = *gpu;
+    const char *id = (const char *)item + id_offset;
+    for (size_t i = 0; i < *n; i++) {
+        char *slot = (char *)*items + i * item_size;
+        if (strcmp(slot + id_offset, id) == 0) {
+            memcpy(slot, item, item_size);
             return GPUPLAN_OK;
         }
     }
-    void *items = c->gpus;
-    if (!grow(&items, &c->cap_gpus, c->n_gpus + 1, sizeof *gpu))
+    if (!grow(items, cap, *n + 1, item_size))
         return GPUPLAN_ERR_NOMEM;
-    c->gpus = items;
-    c->gpus[c->n_gpus++] = *gpu;
+    memcpy((char *)*items + (*n)++ * item_size, item, item_size);
     return GPUPLAN_OK;
+}
+
+static enum gpuplan_status put_gpu(struct gpuplan_catalog *c, const struct gpuplan_gpu *gpu)
+{
+    void *items = c->gpus;
+    const enum gpuplan_status st = upsert(&items, &c->n_gpus, &c->cap_gpus, sizeof *gpu,
+                                          offsetof(struct gpuplan_gpu, id), gpu);
+    c->gpus = items;
+    return st;
 }
 
 static enum gpuplan_status put_platform(struct gpuplan_catalog *c, const struct gpuplan_platform *p)
 {
-    for (size_t i = 0; i < c->n_platforms; i++) {
-        if (strcmp(c->platforms[i].id, p->id) == 0) {
-            c->platforms[i] = *p;
-            return GPUPLAN_OK;
-        }
-    }
     void *items = c->platforms;
-    if (!grow(&items, &c->cap_platforms, c->n_platforms + 1, sizeof *p))
-        return GPUPLAN_ERR_NOMEM;
+    const enum gpuplan_status st = upsert(&items, &c->n_platforms, &c->cap_platforms, sizeof *p,
+                                          offsetof(struct gpuplan_platform, id), p);
     c->platforms = items;
-    c->platforms[c->n_platforms++] = *p;
-    return GPUPLAN_OK;
+    return st;
 }
 
 /* Takes ownership of `config` (freed on failure too). */

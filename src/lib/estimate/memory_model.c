@@ -75,6 +75,8 @@
 #define CUDA_CONTEXT_HOPPER_MIB     600ULL
 #define NCCL_BUFFERS_MIB            256ULL
 #define ALLOCATOR_SLACK             0.10
+/* "More GPUs" is suggested up to a full 8-GPU board (HGX/DGX, MI300X OAM). */
+#define SUGGEST_MAX_GPUS_PER_NODE 8
 
 /* ---- profile ---------------------------------------------------------- */
 
@@ -1418,6 +1420,26 @@ static void add_suggestion(struct gpuplan_memory_report *r,
     s->fits = e.fits;
 }
 
+/*
+ * The job with one option changed, as a user would type it: the change goes
+ * through the option table (gpuplan_job_set: the same value, and the same
+ * "given" flags) and the suggestion reads "--option value".
+ */
+static void try_option(struct gpuplan_memory_report *r,
+                       const struct gpuplan_memory_profile *p,
+                       const struct gpuplan_job *job,
+                       const struct gpuplan_gpu *gpu,
+                       const char *option,
+                       const char *value)
+{
+    struct gpuplan_job j = *job;
+    if (gpuplan_job_set(&j, option, value, NULL) != GPUPLAN_OK)
+        return;
+    char text[128];
+    (void)snprintf(text, sizeof text, "--%s %s", option, value);
+    add_suggestion(r, p, &j, gpu, text);
+}
+
 static int suggestion_cmp(const void *a, const void *b)
 {
     const struct gpuplan_memory_suggestion *x = a, *y = b;
@@ -1433,61 +1455,31 @@ static void suggest(struct gpuplan_memory_report *r,
                     const struct gpuplan_job *job,
                     const struct gpuplan_gpu *gpu)
 {
-    struct gpuplan_job j;
     if (job->method != GPUPLAN_METHOD_INFER) {
-        if (job->grad_ckpt != GPUPLAN_CKPT_FULL) {
-            j = *job;
-            j.grad_ckpt = GPUPLAN_CKPT_FULL;
-            j.grad_ckpt_set = true;
-            add_suggestion(r, p, &j, gpu, "--grad-ckpt full");
-        }
-        if (job->method == GPUPLAN_METHOD_FULL) {
-            j = *job;
-            j.method = GPUPLAN_METHOD_LORA;
-            add_suggestion(r, p, &j, gpu, "--method lora");
-        }
-        if (job->method != GPUPLAN_METHOD_QLORA) {
-            j = *job;
-            j.method = GPUPLAN_METHOD_QLORA;
-            add_suggestion(r, p, &j, gpu, "--method qlora");
-        }
-        if (job->optimizer == GPUPLAN_OPTIMIZER_ADAMW) {
-            j = *job;
-            j.optimizer = GPUPLAN_OPTIMIZER_ADAMW_8BIT;
-            add_suggestion(r, p, &j, gpu, "--optimizer adamw-8bit");
-        }
-        if (job->micro_batch > 1) {
-            j = *job;
-            j.micro_batch = 1;
-            add_suggestion(r, p, &j, gpu, "--micro-batch 1");
-        }
-        if (job->offload == GPUPLAN_OFFLOAD_NONE) {
-            j = *job;
-            j.offload = GPUPLAN_OFFLOAD_OPTIMIZER;
-            add_suggestion(r, p, &j, gpu, "--offload optimizer");
-        }
-        if (!job->compile) {
-            j = *job;
-            j.compile = j.compile_loss = true;
-            add_suggestion(r, p, &j, gpu, "--compile yes");
-        }
+        if (job->grad_ckpt != GPUPLAN_CKPT_FULL)
+            try_option(r, p, job, gpu, "grad-ckpt", "full");
+        if (job->method == GPUPLAN_METHOD_FULL)
+            try_option(r, p, job, gpu, "method", "lora");
+        if (job->method != GPUPLAN_METHOD_QLORA)
+            try_option(r, p, job, gpu, "method", "qlora");
+        if (job->optimizer == GPUPLAN_OPTIMIZER_ADAMW)
+            try_option(r, p, job, gpu, "optimizer", "adamw-8bit");
+        if (job->micro_batch > 1)
+            try_option(r, p, job, gpu, "micro-batch", "1");
+        if (job->offload == GPUPLAN_OFFLOAD_NONE)
+            try_option(r, p, job, gpu, "offload", "optimizer");
+        if (!job->compile)
+            try_option(r, p, job, gpu, "compile", "yes");
     } else if (job->weights_dtype == GPUPLAN_DTYPE_BF16 ||
                job->weights_dtype == GPUPLAN_DTYPE_F16) {
-        j = *job;
-        j.weights_dtype = GPUPLAN_DTYPE_F8_E4M3;
-        add_suggestion(r, p, &j, gpu, "--weights fp8");
-        j = *job;
-        j.weights_dtype = GPUPLAN_DTYPE_AWQ4;
-        add_suggestion(r, p, &j, gpu, "--weights awq");
+        try_option(r, p, job, gpu, "weights", "fp8");
+        try_option(r, p, job, gpu, "weights", "awq");
     }
-    if (job->attention == GPUPLAN_ATTN_EAGER) {
-        j = *job;
-        j.attention = GPUPLAN_ATTN_FLASH;
-        add_suggestion(r, p, &j, gpu, "--attention flash");
-    }
-    if (job->gpus_per_node < 8) {
+    if (job->attention == GPUPLAN_ATTN_EAGER)
+        try_option(r, p, job, gpu, "attention", "flash");
+    if (job->gpus_per_node < SUGGEST_MAX_GPUS_PER_NODE) {
         char text[128];
-        j = *job;
+        struct gpuplan_job j = *job;
         j.gpus_per_node = job->gpus_per_node * 2;
         if (job->method == GPUPLAN_METHOD_INFER) {
             j.tp = job->tp * 2;
