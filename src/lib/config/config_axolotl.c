@@ -117,7 +117,8 @@ static void ax_loss_plugin(struct cfg_ctx *c, const char *key, const struct cfg_
              b ? "a fused Liger kernel (saves some activations): not modelled" : "off");
 }
 
-static bool ax_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
+/* The model, the adapter and the precision: base_model ... float16. */
+static bool ax_model_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
 {
     struct gpuplan_config_layout *lay = &c->cfg->layout;
     bool b = false;
@@ -173,7 +174,19 @@ static bool ax_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
         keep(c, cfg_bool(c, key, v, &b, NULL));
         if (b)
             cfg_set_param_dtype(c, key, v, key[1] == 'f' ? "bf16" : "fp16");
-    } else if (strcmp(key, "gradient_checkpointing") == 0) {
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Memory and time knobs: checkpointing, offload, optimizer, kernels, parallelism, HF arguments. */
+static bool ax_training_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
+{
+    struct gpuplan_config_layout *lay = &c->cfg->layout;
+    bool b = false;
+    const char *t = cfg_as_text(c, v);
+    if (strcmp(key, "gradient_checkpointing") == 0) {
         ax_gradient_checkpointing(c, key, v);
     } else if (strcmp(key, "activation_offloading") == 0) {
         const bool on =
@@ -234,6 +247,13 @@ static bool ax_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
         return false;
     }
     return true;
+}
+
+/* One axolotl key: whether it is one this reader maps (the rest are checked against the key list).
+ */
+static bool ax_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
+{
+    return ax_model_key(c, key, v) || ax_training_key(c, key, v);
 }
 
 enum gpuplan_status cfg_read_axolotl(struct cfg_ctx *c, const struct cfg_node *root)
