@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "estimate/overheads_internal.h"
+#include "estimate/device_internal.h"
 #include "gpuplan/units.h"
 
 #define ROLE_BIT(r) (1ULL << (r))

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "estimate/overheads_internal.h"
+#include "estimate/device_internal.h"
 #include "estimate/serving_internal.h"
 #include "gpuplan/units.h"
 
@@ -716,7 +716,7 @@ uint64_t serving_device_total(const struct gpuplan_serving_request *req,
 
 /*
  * CUDA context per process (docs/formulas.md "Overheads"): the one table of
- * overheads_internal.h; a GPU of another vendor gets the Hopper-and-later
+ * device_internal.h; a GPU of another vendor gets the Hopper-and-later
  * figure, the largest of the table (serving's choice since the module came:
  * no measurement backs a ROCm or Gaudi figure).
  */

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "estimate/device_internal.h"
 #include "gpuplan/units.h"
 
 /*
@@ -339,8 +340,8 @@ double gpuplan_throughput_efficiency(const struct gpuplan_gpu *gpu,
     return large_gemm_efficiency(gpu, precision, hidden_per_gpu) * t / (t + T_HALF_TOKENS);
 }
 
-/* PCIe x16 per direction, GB/s: 8 GT/s * 16 lanes * 128/130 = 15.75 for Gen3, doubling per gen. */
-static double pcie_gb_per_s(const struct gpuplan_gpu *gpu)
+/* PCIe x16 per direction, GB/s (device_internal.h: the derivation). */
+double gpuplan_pcie_gb_per_s(const struct gpuplan_gpu *gpu)
 {
     const uint32_t gen = gpu->pcie_gen ? gpu->pcie_gen : 4;
     double bw = 15.75;
@@ -352,7 +353,7 @@ static double pcie_gb_per_s(const struct gpuplan_gpu *gpu)
 /* Per-direction bus bandwidth a collective among `n_in_node` GPUs of one server sees, GB/s. */
 static double intra_node_gb_per_s(const struct gpuplan_gpu *gpu, uint32_t n_in_node)
 {
-    const double pcie = pcie_gb_per_s(gpu) * LINK_EFFICIENCY;
+    const double pcie = gpuplan_pcie_gb_per_s(gpu) * LINK_EFFICIENCY;
     switch (gpu->link) {
     case GPUPLAN_LINK_NVSWITCH:
     case GPUPLAN_LINK_INFINITY_FABRIC:
@@ -731,7 +732,7 @@ static void train_offload(const struct ctx *c,
     const struct gpuplan_throughput_profile *p = c->p;
     const struct gpuplan_job *job = c->job;
     const double split = (double)c->tp * c->pp;
-    const double pcie = pcie_gb_per_s(c->sys->gpu) * LINK_EFFICIENCY * GPUPLAN_BYTES_PER_GB;
+    const double pcie = gpuplan_pcie_gb_per_s(c->sys->gpu) * LINK_EFFICIENCY * GPUPLAN_BYTES_PER_GB;
     const double host_bw = (c->sys->host_memory_gb_per_s > 0 ? c->sys->host_memory_gb_per_s
                                                              : DEFAULT_HOST_MEMORY_GB_PER_S) *
                            GPUPLAN_BYTES_PER_GB / c->per_node;
