@@ -454,23 +454,36 @@ cfg_bool(struct cfg_ctx *c, const char *key, const struct cfg_node *at, bool *ou
 
 /* ---- shared vocabularies ---- */
 
+/* A name a config file may use and the option text it maps to. */
+struct alias {
+    const char *name, *value;
+};
+
+/* The value of `name` in `rows` (ASCII case-insensitive when `any_case`); false when absent. */
+static bool alias_find(const struct alias *rows,
+                       size_t n_rows,
+                       bool any_case,
+                       const char *name,
+                       const char **value)
+{
+    for (size_t i = 0; name && i < n_rows; i++) {
+        if ((any_case ? strcasecmp(name, rows[i].name) : strcmp(name, rows[i].name)) == 0) {
+            *value = rows[i].value;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool cfg_dtype_name(const char *name, const char **dtype)
 {
-    static const struct {
-        const char *name, *dtype;
-    } rows[] = {
+    static const struct alias rows[] = {
         { "bf16", "bf16" },          { "bfloat16", "bf16" },      { "torch.bfloat16", "bf16" },
         { "fp16", "fp16" },          { "float16", "fp16" },       { "half", "fp16" },
         { "torch.float16", "fp16" }, { "fp32", "fp32" },          { "float32", "fp32" },
         { "float", "fp32" },         { "torch.float32", "fp32" },
     };
-    for (size_t i = 0; name && i < sizeof rows / sizeof rows[0]; i++) {
-        if (strcasecmp(name, rows[i].name) == 0) {
-            *dtype = rows[i].dtype;
-            return true;
-        }
-    }
-    return false;
+    return alias_find(rows, sizeof rows / sizeof rows[0], true, name, dtype);
 }
 
 /*
@@ -480,9 +493,7 @@ bool cfg_dtype_name(const char *name, const char **dtype)
  */
 bool cfg_hf_optimizer(const char *name, const char **value)
 {
-    static const struct {
-        const char *name, *value;
-    } rows[] = {
+    static const struct alias rows[] = {
         { "adamw_torch", "adamw" },
         { "adamw_torch_fused", "adamw" },
         { "adamw_torch_xla", "adamw" },
@@ -510,21 +521,13 @@ bool cfg_hf_optimizer(const char *name, const char **value)
         { "AdamW", "adamw" },
         { "Lion", "lion" },
     };
-    for (size_t i = 0; name && i < sizeof rows / sizeof rows[0]; i++) {
-        if (strcmp(name, rows[i].name) == 0) {
-            *value = rows[i].value;
-            return true;
-        }
-    }
-    return false;
+    return alias_find(rows, sizeof rows / sizeof rows[0], false, name, value);
 }
 
 /* transformers attn_implementation values (and LLaMA-Factory's flash_attn). */
 bool cfg_hf_attention(const char *name, const char **value)
 {
-    static const struct {
-        const char *name, *value;
-    } rows[] = {
+    static const struct alias rows[] = {
         { "eager", "eager" },
         { "sdpa", "sdpa" },
         { "flash_attention_2", "flash" },
@@ -533,12 +536,8 @@ bool cfg_hf_attention(const char *name, const char **value)
         { "fa3", "flash" },
         { "disabled", "eager" },
     };
-    for (size_t i = 0; name && i < sizeof rows / sizeof rows[0]; i++) {
-        if (strcmp(name, rows[i].name) == 0) {
-            *value = rows[i].value;
-            return true;
-        }
-    }
+    if (alias_find(rows, sizeof rows / sizeof rows[0], false, name, value))
+        return true;
     if (name && strncmp(name, "kernels-community/", 18) == 0 && strstr(name, "flash")) {
         *value = "flash";
         return true;
