@@ -99,34 +99,46 @@ $(BUILD)/obj/lib/%.o: src/lib/%.c $(wildcard include/gpuplan/*.h) $(LIB_HDR) | $
 	@$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -c -o $@ $<
 
+# The front-ends (src/cli, src/server) see the public API and, for the CLI's
+# serve command, the server's interface (src/server/server.h).
+FRONTEND := -Isrc/server
 $(BUILD)/obj/%.o: src/%.c $(wildcard include/gpuplan/*.h) $(wildcard src/*/*.h)
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS_ALL) $(FRONTEND) -c -o $@ $<
 
 $(BUILD)/libgpuplan.a: $(LIB_OBJ)
 	@rm -f $@
 	@$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
 
+# Programs linked against the library: the binary (front-ends: public API
+# only), and the white-box unit tests, fuzz-corpus replays, tools and
+# benchmarks (which also see the private headers). Each list names its
+# prerequisites; one rule links them all: its C sources and objects, then
+# libgpuplan.a.
+TOOL_PROGS  := $(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput $(BUILD)/tools/accuracy_serving
+BENCH_SRC   := $(sort $(wildcard tests/bench/bench_*.c))
+BENCH_BIN   := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+WHITE_BOX   := $(UNIT_BIN) $(REPLAY_BIN) $(TOOL_PROGS) $(BENCH_BIN)
 $(BUILD)/gpuplan: $(CLI_OBJ) $(BUILD)/libgpuplan.a
-	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
-
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuplan.a tests/unit/test_common.h
+$(UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuplan.a tests/unit/test_common.h
+$(REPLAY_BIN): $(BUILD)/fuzz/replay_%: tests/fuzz/targets/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libgpuplan.a
+$(TOOL_PROGS): $(BUILD)/tools/%: tools/%.c $(BUILD)/libgpuplan.a
+$(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput: tools/scoring.h
+$(BENCH_BIN): $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libgpuplan.a
+$(WHITE_BOX): LINK_CPPFLAGS = $(INTERNAL)
+$(UNIT_BIN): LINK_CPPFLAGS = $(INTERNAL) -Itests/unit
+$(UNIT_BIN): LINK_LIBS = $(CMOCKA_LIBS)
+# test_cli checks the CLI's tables and --help: it links the front-ends' objects but main.o.
+CLI_TEST_OBJ := $(filter-out $(BUILD)/obj/cli/main.o,$(CLI_OBJ))
+$(BUILD)/tests/test_cli: $(CLI_TEST_OBJ)
+$(BUILD)/tests/test_cli: LINK_CPPFLAGS = $(INTERNAL) -Itests/unit -Isrc/cli $(FRONTEND)
+$(BUILD)/gpuplan $(WHITE_BOX):
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -Itests/unit -o $@ $< $(BUILD)/libgpuplan.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
-
-$(BUILD)/fuzz/replay_%: tests/fuzz/targets/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libgpuplan.a
-	@mkdir -p $(@D)
-	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ $< tests/fuzz/replay.c $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
-
-$(BUILD)/tools/accuracy_throughput: tools/accuracy_throughput.c tools/scoring.h $(BUILD)/libgpuplan.a
-	@mkdir -p $(@D)
-	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LINK_CPPFLAGS) -o $@ $(filter %.c %.o,$^) $(BUILD)/libgpuplan.a \
+	    $(LINK_LIBS) $(LDLIBS_ALL)
 
 demo: all
 	@scripts/demo.sh $(BUILD)/gpuplan
@@ -171,26 +183,11 @@ intervals: $(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput
 	$(BUILD)/tools/accuracy --write-intervals validation/intervals-memory.csv --stamp "$$stamp" >/dev/null && \
 	$(BUILD)/tools/accuracy_throughput --write-intervals validation/intervals-throughput.csv --stamp "$$stamp" >/dev/null && \
 	echo "wrote validation/intervals-memory.csv validation/intervals-throughput.csv ($$stamp)"
-# Serving model vs validation/serving.csv (validation/serving.md).
-$(BUILD)/tools/accuracy_serving: tools/accuracy_serving.c $(BUILD)/libgpuplan.a
-	@mkdir -p $(@D)
-	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
-$(BUILD)/tools/accuracy: tools/accuracy.c tools/scoring.h $(BUILD)/libgpuplan.a
-	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 # Each tests/bench/bench_*.c is a program that prints its own figures.
-BENCH_SRC  := $(sort $(wildcard tests/bench/bench_*.c))
-BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 bench: all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 	@[ ! -x scripts/bench-extra.sh ] || BUILD=$(BUILD) scripts/bench-extra.sh
-
-$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libgpuplan.a
-	@mkdir -p $(@D)
-	@$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ $< $(BUILD)/libgpuplan.a $(LDLIBS_ALL)
 
 # libFuzzer builds always use clang with ASan+UBSan, in their own directory.
 FUZZ_CFLAGS = -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iinclude -Isrc/lib \
@@ -214,8 +211,12 @@ golden-update: $(BUILD)/gpuplan $(STUB_LIBS)
 lint:
 	@scripts/lint.sh
 
+# The C sources clang-format keeps in the style of .clang-format (checked by `make lint`
+# and by make check's source_rules suite, scripts/check-format.sh).
+FORMAT_SRC = $(wildcard include/gpuplan/*.h src/*/*.c src/*/*.h src/lib/*/*.c src/lib/*/*.h \
+             tests/*/*.c tests/*/*.h tests/fuzz/targets/*.c tools/*.c)
 format:
-	clang-format -i $(wildcard include/gpuplan/*.h src/*/*.c src/*/*.h src/lib/*/*.c src/lib/*/*.h tests/*/*.c tests/*/*.h tools/*.c)
+	clang-format -i $(FORMAT_SRC)
 
 # ---- Fit the ecosystem: man page, completions, message catalogs, install ----
 # The man page and docs/cli.md come from the hidden `gpuplan help-man` /
@@ -236,9 +237,10 @@ XGETTEXT_FLAGS := --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ \
                   --keyword=gpuplan_cursor_fail:5 --flag=gpuplan_cursor_fail:5:c-format \
                   --keyword=gpuplan_json_scan_fail:5 --flag=gpuplan_json_scan_fail:5:c-format \
                   --keyword=tensor_fail:5 --flag=tensor_fail:5:c-format \
-                  --keyword=add_text:4 --flag=add_text:4:c-format --keyword=field_error:6 \
+                  --keyword=gpuplan_plan_add_text:4 --flag=gpuplan_plan_add_text:4:c-format --keyword=field_error:6 \
                   --keyword=REASON:2 --flag=REASON:2:c-format \
                   --keyword=WARNING:2 --flag=WARNING:2:c-format \
+                  --keyword=NOTE:2 --flag=NOTE:2:c-format \
                   --add-comments=TRANSLATORS: --package-name=gpuplan --package-version=$(VERSION)
 BINDIR     := $(PREFIX)/bin
 LIBDIR     := $(PREFIX)/lib

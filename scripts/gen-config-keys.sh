@@ -1,16 +1,16 @@
 #!/bin/sh
-# gen-config-keys.sh - regenerate src/lib/formats/config_keys.c, the documented key lists the
+# gen-config-keys.sh - regenerate src/lib/config/config_keys.c, the documented key lists the
 # config readers use to tell "documented but irrelevant" keys from unknown ones, from
 # tests/fixtures/engine-keys/<engine>.txt (one key per line, '#' comments with their source).
 # tests/unit/test_config_keys.c fails when the two disagree.
 #
-#   scripts/gen-config-keys.sh > src/lib/formats/config_keys.c
+#   scripts/gen-config-keys.sh > src/lib/config/config_keys.c
 #
 # The output goes through clang-format (the repository's .clang-format) so that `make format`
 # leaves it unchanged.
 set -eu
 if [ -z "${GEN_CONFIG_KEYS_RAW:-}" ]; then
-    GEN_CONFIG_KEYS_RAW=1 "$0" | clang-format --assume-filename=src/lib/formats/config_keys.c
+    GEN_CONFIG_KEYS_RAW=1 "$0" | clang-format --assume-filename=src/lib/config/config_keys.c
     exit
 fi
 dir=tests/fixtures/engine-keys
@@ -22,7 +22,7 @@ cat <<'HEAD'
  */
 #include <stddef.h>
 
-#include "formats/config_internal.h"
+#include "config/config_internal.h"
 HEAD
 for pair in deepspeed:deepspeed accelerate:accelerate axolotl:axolotl \
     llama_factory:llama-factory torchtune:torchtune trl:trl-sftconfig peft:peft-loraconfig; do

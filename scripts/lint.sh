@@ -1,6 +1,8 @@
 #!/bin/sh
-# make lint: banned functions (curl's checksrc list), then cppcheck and
-# clang-tidy when installed. Exits non-zero on any finding.
+# make lint: banned functions (curl's checksrc list), the layer rules of
+# docs/architecture.md (scripts/check-layers.sh), clang-format cleanliness
+# (scripts/check-format.sh), then cppcheck and clang-tidy when installed.
+# Exits non-zero on any finding.
 set -u
 status=0
 files=$(ls include/gpuplan/*.h src/*/*.c src/*/*.h src/lib/*/*.c src/lib/*/*.h tools/*.c 2>/dev/null)
@@ -10,6 +12,9 @@ if grep -nE '\b(atoi|atof|atol|sprintf|vsprintf|strcpy|strcat|strncpy|strtok|get
     echo "lint: banned function above (use snprintf, strtoull/strtod with checks, memcpy with bounds)"
     status=1
 fi
+
+scripts/check-layers.sh || status=1
+scripts/check-format.sh || status=1
 
 if command -v cppcheck >/dev/null 2>&1; then
     cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \

@@ -45,7 +45,8 @@ int main(int argc, char **argv)
     }
     fprintf(out, "\nconst struct gpuplan_embedded_file gpuplan_embedded_files[] = {\n");
     for (int i = 2; i < argc; i++) {
-        fprintf(out, "    { \"%s\", file_%d, sizeof file_%d - 1 },\n", base_name(argv[i]), i - 2, i - 2);
+        fprintf(out, "    { \"%s\", file_%d, sizeof file_%d - 1 },\n", base_name(argv[i]), i - 2,
+                i - 2);
     }
     fprintf(out, "    { NULL, NULL, 0 }\n};\n");
     if (fclose(out) != 0) {

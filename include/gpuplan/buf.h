@@ -37,6 +37,20 @@ void gpuplan_buf_vprintf(struct gpuplan_buf *buf, const char *fmt, va_list ap)
 void gpuplan_buf_puts_html(struct gpuplan_buf *buf, const char *text);
 /* The content as a C string ("" when empty); borrowed, valid until the next append. */
 const char *gpuplan_buf_str(const struct gpuplan_buf *buf);
+
+/*
+ * Append `text` word-wrapped for a terminal `width` columns wide (one
+ * column per code point): the first line goes on at column `col` (what is
+ * already on it), later lines start with `indent` spaces; a word longer
+ * than a line is cut; '\n' in `text` starts a new (indented) line. No line
+ * ends in a space and none passes `width` (for width > indent). Returns the
+ * column after the last character appended.
+ */
+size_t gpuplan_buf_wrap(struct gpuplan_buf *buf,
+                        const char *text,
+                        size_t col,
+                        size_t indent,
+                        size_t width);
 /* GPUPLAN_OK, or fill `err` from the sticky failure. */
 enum gpuplan_status gpuplan_buf_status(const struct gpuplan_buf *buf, struct gpuplan_error *err);
 

@@ -62,6 +62,8 @@ struct gpuplan_gpu {
     uint32_t pcie_gen;                 /* e.g. 5; 0 unknown */
     double tdp_w;                      /* e.g. 700 */
     char compute_capability[8];        /* NVIDIA, e.g. "9.0"; empty otherwise */
+    uint32_t cc_major;                 /* compute_capability parsed at load: 9 for "9.0", 0 none */
+    uint32_t cc_minor;                 /* 0 for "9.0", 9 for "8.9" */
     char gfx_target[16];               /* AMD, e.g. "gfx942" */
     char form_factor[16];              /* "sxm", "oam", "pcie", "superchip" */
     char platforms[GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU][48]; /* platform ids */
@@ -149,6 +151,13 @@ enum gpuplan_status gpuplan_catalog_get_model(const struct gpuplan_catalog *cata
 
 /* Dense peak for a compute precision name ("bf16", "fp16", "fp8", "fp4", "tf32"); 0 if absent. */
 double gpuplan_gpu_peak_tflops(const struct gpuplan_gpu *gpu, const char *precision);
+
+/*
+ * "9.0" -> 9 and 0: a compute capability MAJOR.MINOR, each 1..2 digits (MINOR
+ * one digit, as NVIDIA numbers them). The catalog parses every GPU's once at
+ * load (cc_major, cc_minor); false on anything else.
+ */
+bool gpuplan_gpu_parse_compute_capability(const char *text, uint32_t *major, uint32_t *minor);
 
 /* The catalog's date: the newest `retrieved` of all records, e.g. "2026-11-29". */
 const char *gpuplan_catalog_date(const struct gpuplan_catalog *catalog);

@@ -28,6 +28,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/error.h"
+#include "gpuplan/options.h"
 
 enum gpuplan_cost_input {
     GPUPLAN_COST_GPU_PRICE = 0,  /* USD per GPU */
@@ -71,6 +72,20 @@ struct gpuplan_cost_inputs {
     char platform_id[48]; /* "" when none */
     struct gpuplan_cost_value v[GPUPLAN_COST_INPUT_COUNT];
 };
+
+/* The inputs a user gave (`gpuplan tco` flags, POST /v1/tco fields), before the catalog's. */
+struct gpuplan_cost_overrides {
+    bool set[GPUPLAN_COST_INPUT_COUNT]; /* the input was given */
+    double value[GPUPLAN_COST_INPUT_COUNT];
+};
+
+/*
+ * One option per input (options.h), indexed by enum gpuplan_cost_input and
+ * terminated by name NULL, filling a struct gpuplan_cost_overrides: the
+ * number as given; its range is checked by gpuplan_cost_inputs_set() in the
+ * input's unit.
+ */
+extern const struct gpuplan_option gpuplan_cost_options[];
 
 /* Option name ("gpu-price"), unit ("USD/GPU") and the JSON key ("gpu_price_usd"). */
 const char *gpuplan_cost_input_flag(enum gpuplan_cost_input input);
@@ -131,5 +146,16 @@ enum gpuplan_status gpuplan_tco_compute(const struct gpuplan_cost_inputs *in,
 
 /* Cost of a cloud run: GPU-hours * USD per GPU-hour. */
 double gpuplan_cost_cloud_run_usd(double hours, uint32_t n_gpus, double usd_per_gpu_hour);
+
+/* Tokens in a million: the unit of a per-token price ("USD per million tokens"). */
+#define GPUPLAN_TOKENS_PER_MILLION 1e6
+
+/*
+ * USD per million tokens of hardware that costs `usd_per_hour` (all its
+ * GPUs) and processes `tokens_per_s` (> 0): usd_per_hour / (tokens_per_s *
+ * 3600 s/h) * 1e6. The one formula behind the estimate's serving cost and
+ * the planner's cost ranking and figures.
+ */
+double gpuplan_cost_usd_per_mtok(double usd_per_hour, double tokens_per_s);
 
 #endif

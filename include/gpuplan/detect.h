@@ -25,7 +25,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpuplan/buf.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/error.h"
 
@@ -161,18 +160,6 @@ enum gpuplan_status gpuplan_detect_local_gpu(const struct gpuplan_detect_options
                                              struct gpuplan_gpu *out,
                                              uint32_t *out_count,
                                              struct gpuplan_error *err);
-
-/*
- * Render a result: `json` selects JSON (schema_version 1, sorted keys:
- * gpus[] with vendor, name, memory_total_bytes, memory_free_bytes,
- * compute_capability, gfx_target, nvlink_active_links, pcie_gen, pcie_width,
- * power_limit_w, catalog_id, ...; unknown values are null; and a `driver`
- * object) over the text report. Appends to `out`.
- */
-enum gpuplan_status gpuplan_render_detect(const struct gpuplan_detect_result *result,
-                                          bool json,
-                                          struct gpuplan_buf *out,
-                                          struct gpuplan_error *err);
 
 /* A stable token for the NVML status: "ok", "not_found", "missing_symbol", ... */
 const char *gpuplan_nvml_status_name(enum gpuplan_nvml_status status);

@@ -11,9 +11,14 @@
  * gpuplan_estimate_memory() does both and adds "what to change to fit"
  * suggestions by re-running (b) with one option changed at a time.
  *
+ * gpuplan_estimate_run() is `gpuplan estimate` as one value: the memory
+ * report, and with a GPU the throughput (throughput.h) and the cloud cost
+ * (cost.h) of the same job. Renderers only format that value.
+ *
  * Every formula and its derivation is in src/lib/estimate/memory_model.c and
  * docs/formulas.md. Results are bytes (uint64); nothing is printed.
- * Not here: time, cost (throughput and cost modules), rendering (render.h).
+ * Not here: the time and cost formulas (throughput and cost modules),
+ * rendering (render.h).
  */
 #ifndef GPUPLAN_ESTIMATE_H
 #define GPUPLAN_ESTIMATE_H
@@ -26,6 +31,7 @@
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 #include "gpuplan/model.h"
+#include "gpuplan/throughput.h"
 
 /* Per-model facts the closed-form evaluation needs (no pointers, copyable). */
 struct gpuplan_memory_profile {
@@ -134,9 +140,6 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
                          const struct gpuplan_gpu *gpu,
                          struct gpuplan_memory_estimate *out);
 
-/* The job after the defaults that depend on other options (QLoRA ckpt, DDP on >1 GPU). */
-void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out);
-
 /*
  * Profile + eval + suggestions (only when a GPU is given and the job does
  * not fit). GPUPLAN_ERR_INVALID_CONFIG when the model lacks the
@@ -148,5 +151,49 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
                                             const struct gpuplan_gpu *gpu,
                                             struct gpuplan_memory_report *out,
                                             struct gpuplan_error *err);
+
+/* ---- the whole estimate (estimate.c) ---- */
+
+/* The cloud cost of an estimated job at the catalog's on-demand rate. */
+struct gpuplan_estimate_cost {
+    uint32_t n_gpus;         /* gpus_per_node * nodes, e.g. 8 */
+    double usd_per_gpu_hour; /* the GPU's catalog rate; 0 unknown */
+    bool has_gpu_hours;      /* training with a token count */
+    double gpu_hours;        /* train_hours * n_gpus */
+    bool has_cloud_usd;      /* ... and a known rate */
+    double cloud_usd;        /* the run at usd_per_gpu_hour */
+    bool has_usd_per_mtok;   /* serving with a known rate and a decode rate */
+    double usd_per_mtok;     /* all GPUs for an hour over the tokens decoded in it, per 1e6 */
+};
+
+struct gpuplan_estimate {
+    char model_id[128];     /* e.g. "llama-3.1-8b" */
+    uint64_t n_params;      /* the model's parameters, e.g. 8,030,261,248 */
+    struct gpuplan_job job; /* as gpuplan_job_resolve() completes it */
+    bool has_gpu;
+    char gpu_id[64];         /* catalog id, e.g. "h100-sxm" */
+    char gpu_cloud_date[16]; /* the rate's date, e.g. "2026-05"; "" undated */
+    struct gpuplan_memory_report memory;
+    /* time: with a GPU, when the time model takes the job (else the reason why not) */
+    bool has_throughput;
+    struct gpuplan_throughput throughput;
+    char throughput_error[GPUPLAN_ERROR_MESSAGE_MAX];
+    struct gpuplan_estimate_cost cost; /* with a GPU and has_throughput */
+};
+
+/*
+ * `gpuplan estimate` (and POST /v1/estimate): the memory report
+ * (gpuplan_estimate_memory) and, with a GPU, the throughput of the same job
+ * (gpuplan_throughput_estimate, no platform: the stated network
+ * assumptions) and its cloud cost. `out` is caller-owned (tens of KB: on
+ * the heap) and fully written; `gpu` may be NULL and is not kept. A job the
+ * time model refuses is a result (has_throughput false, throughput_error
+ * says why); errors are gpuplan_estimate_memory's.
+ */
+enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
+                                         const struct gpuplan_job *job,
+                                         const struct gpuplan_gpu *gpu,
+                                         struct gpuplan_estimate *out,
+                                         struct gpuplan_error *err);
 
 #endif

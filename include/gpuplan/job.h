@@ -2,10 +2,10 @@
  * job.h - the job specification: what is trained or served, and how.
  *
  * One struct carries every option of `gpuplan estimate` / `recommend` and of
- * the HTTP bodies. Options are declared once in a table (gpuplan_job_options)
- * that drives CLI parsing, `--help`, the man page, and the JSON body reader:
- * `gpuplan_job_set(job, "seq-len", "4096", err)` is the only way an option's
- * text becomes a value, so the CLI and the API cannot disagree.
+ * the HTTP bodies. Options are declared once in a table (gpuplan_job_options,
+ * options.h) that drives CLI parsing, `--help`, the man page, completion,
+ * the JSON body reader and gpuplan_job_init's defaults, so the CLI and the
+ * API cannot disagree.
  *
  * Defaults are what a user of the standard stack (PyTorch + Transformers +
  * PEFT + Accelerate) gets: bf16-mixed, AdamW (fp32 states), sdpa attention,
@@ -22,6 +22,7 @@
 
 #include "gpuplan/dtype.h"
 #include "gpuplan/error.h"
+#include "gpuplan/options.h"
 
 enum gpuplan_method {
     GPUPLAN_METHOD_FULL = 0,
@@ -159,35 +160,54 @@ struct gpuplan_job {
     double epochs;           /* default 1 */
 };
 
-/* Fill the defaults above. */
+/* Fill the defaults: every option's table default (gpuplan_job_options), one GPU per node. */
 void gpuplan_job_init(struct gpuplan_job *job);
 
-enum gpuplan_opt_type {
-    GPUPLAN_OPT_CHOICE = 0, /* one of `choices` */
-    GPUPLAN_OPT_COUNT_ARG,  /* integer, accepts 8k / 70e9 */
-    GPUPLAN_OPT_REAL,       /* finite double */
-    GPUPLAN_OPT_TEXT,       /* free text (list, id) */
-    GPUPLAN_OPT_FLAG,       /* no argument */
-};
-
-struct gpuplan_job_option {
-    const char *name; /* long option without dashes, e.g. "seq-len"; JSON key uses '_' */
-    enum gpuplan_opt_type type;
-    const char *arg_name;       /* e.g. "N", "full|lora|qlora|infer" */
-    const char *help;           /* one line, English (translated by the front-end) */
-    const char *default_text;   /* e.g. "2048" */
-    const char *const *choices; /* NULL-terminated for GPUPLAN_OPT_CHOICE */
-    uint64_t min;               /* for counts */
-    uint64_t max;
-};
-
-/* The option table, terminated by an entry with name NULL. */
-extern const struct gpuplan_job_option gpuplan_job_options[];
+/*
+ * The job after the defaults that depend on other options: QLoRA turns
+ * gradient checkpointing on unless the user chose (PEFT's
+ * prepare_model_for_kbit_training), more than one GPU means DDP unless a
+ * sharding was chosen, tp and pp are at least 1. Every estimator evaluates
+ * the resolved job; renderers show it.
+ */
+void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out);
 
 /*
- * Set one option from text. Unknown names get "did you mean"; bad values
- * name the option, the value and the allowed range. GPUPLAN_ERR_USAGE.
- * Accepts '-' or '_' in `name` (so JSON keys "seq_len" work).
+ * The planner's search axes: a job option that names one fixes that knob
+ * when the user gives it (plan.h, gpuplan_plan_request_mark_fixed); the
+ * planner searches the others.
+ */
+enum gpuplan_job_axis {
+    GPUPLAN_AXIS_NONE = 0,
+    GPUPLAN_AXIS_METHOD,
+    GPUPLAN_AXIS_PRECISION,
+    GPUPLAN_AXIS_MICRO_BATCH,
+    GPUPLAN_AXIS_GRAD_CKPT,
+    GPUPLAN_AXIS_SHARDING,
+    GPUPLAN_AXIS_OFFLOAD,
+    GPUPLAN_AXIS_WEIGHTS,  /* serving weight format */
+    GPUPLAN_AXIS_KV_DTYPE, /* serving KV cache format */
+    GPUPLAN_AXIS_COUNT
+};
+
+/* Limits of the counts the table takes, generous but finite so products cannot overflow. */
+#define GPUPLAN_JOB_MAX_BATCH  (1ULL << 20) /* sequences per micro-batch, per step, in flight */
+#define GPUPLAN_JOB_MAX_DEGREE (1ULL << 16) /* GPUs per node, nodes, tp, pp */
+
+/*
+ * The job's option table (options.h), terminated by an entry with name
+ * NULL: every option of `gpuplan estimate`, of the job part of `gpuplan
+ * recommend` and of the HTTP bodies, with its default, range and help.
+ * Options flagged GPUPLAN_OPTION_SEARCHED (--tp, --pp, --nodes) are the
+ * planner's to choose; `axis` names the knob an option fixes.
+ */
+extern const struct gpuplan_option gpuplan_job_options[];
+
+/*
+ * Set one option from text (gpuplan_options_set on gpuplan_job_options).
+ * Unknown names get "did you mean"; bad values name the option, the value
+ * and the allowed range. GPUPLAN_ERR_USAGE. Accepts '-' or '_' in `name`
+ * (so JSON keys "seq_len" work).
  */
 enum gpuplan_status gpuplan_job_set(struct gpuplan_job *job,
                                     const char *name,
@@ -202,40 +222,5 @@ const char *gpuplan_grad_ckpt_name(enum gpuplan_grad_ckpt v);
 const char *gpuplan_attention_name(enum gpuplan_attention v);
 const char *gpuplan_sharding_name(enum gpuplan_sharding v);
 const char *gpuplan_offload_name(enum gpuplan_offload v);
-
-/* ---- command lines (job_argv.c) ---- */
-
-/* What went wrong in gpuplan_job_parse_argv(), so front-ends can word it. */
-enum gpuplan_argv_problem {
-    GPUPLAN_ARGV_OK = 0,
-    GPUPLAN_ARGV_UNEXPECTED_ARGUMENT, /* a second positional argument */
-    GPUPLAN_ARGV_UNKNOWN_OPTION,      /* an option name of 64 bytes or more */
-    GPUPLAN_ARGV_MISSING_VALUE,       /* "--name" last, without a value */
-    GPUPLAN_ARGV_BAD_VALUE,           /* gpuplan_job_set() or --format refused it (err filled) */
-};
-
-struct gpuplan_job_argv {
-    const char *positional;  /* the one argument not starting with "--" (MODEL), or NULL */
-    const char *format;      /* the --format value (already checked), or NULL */
-    const char *catalog_dir; /* the --catalog value, or NULL */
-    bool help;               /* --help or -h seen: parsing stopped there */
-    enum gpuplan_argv_problem problem;
-    int bad_index;     /* argv index of the offending argument */
-    char bad_name[64]; /* the option name without dashes (MISSING_VALUE) */
-};
-
-/*
- * Parse argv[1..argc) as `gpuplan estimate` takes it: "--name value" or
- * "--name=value" for every job option (through gpuplan_job_set()), plus
- * --format, --catalog, --help/-h and one positional. Strings in `out` are
- * borrowed from argv. Returns GPUPLAN_OK, or GPUPLAN_ERR_USAGE with
- * out->problem saying which case (err filled in every case; for
- * BAD_VALUE it is the option's own message).
- */
-enum gpuplan_status gpuplan_job_parse_argv(struct gpuplan_job *job,
-                                           int argc,
-                                           char *const *argv,
-                                           struct gpuplan_job_argv *out,
-                                           struct gpuplan_error *err);
 
 #endif

@@ -121,8 +121,8 @@ struct gpuplan_model {
     char hub_id[200]; /* Hugging Face Hub id when known ("meta-llama/Llama-3.1-8B"), else "" */
     /* How a Hub id was resolved ("'X' is catalog model 'y'"), for a note; "" when not one. */
     char resolved_note[448];
-    char format[16];  /* "catalog", "config", "safetensors", "index", "gguf", "dir" */
-    bool has_arch;    /* arch below is filled */
+    char format[16]; /* "catalog", "config", "safetensors", "index", "gguf", "dir" */
+    bool has_arch;   /* arch below is filled */
     struct gpuplan_arch arch;
     struct gpuplan_tensor_group *groups; /* owned */
     size_t n_groups;

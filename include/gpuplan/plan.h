@@ -14,11 +14,12 @@
  * hardware layout, so the list is diverse), the time-vs-cost Pareto set, a
  * whole-server spec, and reasons and warnings in words.
  *
- * gpuplan_emit() writes the launch configuration of one plan (DeepSpeed JSON,
- * accelerate YAML, torchrun command, Slurm script) with concrete numbers.
- * gpuplan_render_plan() renders a result as text or JSON.
+ * The renderers (render.h) write a result as text or JSON
+ * (gpuplan_render_plan) and one plan's launch configuration, DeepSpeed JSON,
+ * accelerate YAML, torchrun command or Slurm script (gpuplan_emit).
  *
- * Derivations and assumptions: src/lib/plan/plan.c and docs/planner.md.
+ * Derivations and assumptions: src/lib/plan/ (plan_search.c, plan_server.c) and
+ * docs/planner.md.
  * Not here: the memory and time formulas (estimate.h, throughput.h), prices
  * (cost.h).
  */
@@ -34,7 +35,6 @@
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 #include "gpuplan/model.h"
-#include "gpuplan/render.h"
 
 enum gpuplan_plan_objective {
     GPUPLAN_OBJECTIVE_COST = 0, /* cloud cost of the run (training) or per hour (serving);
@@ -77,25 +77,34 @@ struct gpuplan_plan_request {
     double deadline_hours; /* 0 = none; needs job.tokens */
     double budget_usd;     /* 0 = none; cloud run cost (cloud/any) or capex (on-prem) */
     enum gpuplan_plan_where where;
-    uint32_t max_gpus;                          /* default 64 */
+    uint32_t max_gpus;                          /* all GPUs of a plan at most, e.g. 64 */
     int vendor;                                 /* GPUPLAN_PLAN_ANY_VENDOR or a vendor */
     char gpu_ids[GPUPLAN_PLAN_MAX_GPU_IDS][48]; /* --gpu a,b: only these */
     size_t n_gpu_ids;                           /* 0 = every catalog GPU */
-    double min_headroom_fraction;               /* of usable memory, default 0.05 */
-    double target_tokens_per_s_per_user;        /* serving: decode rate, default 0 */
-    enum gpuplan_plan_objective objective;      /* default cost */
-    uint32_t top_k;                             /* 1..GPUPLAN_PLAN_MAX_TOP, default 5 */
+    double min_headroom_fraction;               /* of usable memory, e.g. 0.05 */
+    double target_tokens_per_s_per_user;        /* serving: decode rate, 0 = none */
+    enum gpuplan_plan_objective objective;
+    uint32_t top_k; /* 1..GPUPLAN_PLAN_MAX_TOP */
 };
 
-/* Defaults as documented above; job from gpuplan_job_init(). */
+/*
+ * The planner's own options (options.h), terminated by name NULL: the
+ * constraints and the objective above, --gpu a,b, and --concurrency (=
+ * job.batch). `gpuplan recommend` and POST /v1/recommend read them next to
+ * gpuplan_job_options, whose GPUPLAN_OPTION_SEARCHED entries they refuse.
+ */
+extern const struct gpuplan_option gpuplan_plan_options[];
+
+/* The defaults of gpuplan_plan_options; job from gpuplan_job_init(). */
 void gpuplan_plan_request_init(struct gpuplan_plan_request *req);
 
 /*
- * The user set job option `option_name` (a gpuplan_job_options name, e.g.
- * "grad-ckpt"): mark the knob it fixes so the search keeps it. Options that
- * fix no knob are ignored. The CLI and the HTTP reader both call this.
+ * The user gave `job_option` (an entry of gpuplan_job_options): mark the
+ * knob its axis fixes so the search keeps it. Options that fix no knob are
+ * ignored. The CLI and the HTTP reader both call this.
  */
-void gpuplan_plan_request_mark_fixed(struct gpuplan_plan_request *req, const char *option_name);
+void gpuplan_plan_request_mark_fixed(struct gpuplan_plan_request *req,
+                                     const struct gpuplan_option *job_option);
 
 /* Whole-server spec of a plan (per server unless the name says otherwise). */
 struct gpuplan_plan_server {
@@ -192,54 +201,5 @@ enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
 
 const char *gpuplan_plan_objective_name(enum gpuplan_plan_objective objective);
 const char *gpuplan_plan_where_name(enum gpuplan_plan_where where);
-
-/* ---- launch configurations (emit.c) ---- */
-
-enum gpuplan_engine {
-    GPUPLAN_ENGINE_DEEPSPEED = 0, /* DeepSpeed config JSON */
-    GPUPLAN_ENGINE_ACCELERATE,    /* accelerate config YAML (FSDP or DeepSpeed plugin) */
-    GPUPLAN_ENGINE_TORCHRUN,      /* torchrun command line (run on every node) */
-    GPUPLAN_ENGINE_SLURM,         /* sbatch script: srun torchrun on every node */
-    GPUPLAN_ENGINE_COUNT
-};
-
-/* "deepspeed", "accelerate", "torchrun", "slurm"; GPUPLAN_ERR_USAGE otherwise. */
-enum gpuplan_status
-gpuplan_engine_parse(const char *name, enum gpuplan_engine *out, struct gpuplan_error *err);
-const char *gpuplan_engine_name(enum gpuplan_engine engine);
-
-/*
- * Append the launch configuration of `plan` to `out`: concrete numbers, never
- * "auto". Errors: GPUPLAN_ERR_UNSUPPORTED for serving plans (the emitters are
- * for training launchers) and for layouts the engine cannot express (e.g.
- * parameter offload below ZeRO-3); buffer failures.
- */
-enum gpuplan_status gpuplan_emit(const struct gpuplan_plan *plan,
-                                 enum gpuplan_engine engine,
-                                 struct gpuplan_buf *out,
-                                 struct gpuplan_error *err);
-
-/* ---- rendering (render_plan.c) ---- */
-
-/*
- * Text: one table row per recommendation, then each plan's server, reasons
- * and warnings, then the Pareto set. JSON (sorted keys, 2-space indent):
- * {"schema_version":1, "model", "objective", "where", "evaluated", "fitting",
- * "feasible", "rejected":{host_ram, cpu_cores, nvme, network_bound},
- * "recommendations":[{gpu, gpus_per_node, nodes, method,
- * precision, sharding, micro_batch, grad_accum, grad_ckpt, offload,
- * memory_per_gpu_bytes, usable_bytes, headroom_bytes, fits, tokens_per_s,
- * time_hours (null), cost_usd (null), cost_usd_per_hour (null), capex_usd
- * (null), own_usd_per_hour (null), own_cost_usd (null), own_cost_per_mtok_usd
- * (null), compromise, server:{platform, platform_name, form_factor, cpu_cores,
- * ram_bytes, nvme_bytes, nvme_gb_per_s, interconnect, network, power_w,
- * rack_power_w, servers}, reasons[], warnings[]}], "pareto":[same],
- * "notes":[]}. Serving plans add weights_dtype, kv_dtype, ttft_s,
- * tokens_per_s_per_user. CSV/MD/HTML fall back to text.
- */
-enum gpuplan_status gpuplan_render_plan(const struct gpuplan_plan_result *result,
-                                        enum gpuplan_format format,
-                                        struct gpuplan_buf *out,
-                                        struct gpuplan_error *err);
 
 #endif

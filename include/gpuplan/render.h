@@ -1,16 +1,26 @@
 /*
- * render.h - renderers: results and catalog listings into a caller's buffer.
+ * render.h - every renderer: results, catalog listings and launch
+ * configurations into a caller's buffer.
  *
  * Renderers live in the library so the CLI and the HTTP service emit
- * byte-identical output. Each appends to `out` (see buf.h) and returns
+ * byte-identical output. Each one formats a result the layers below
+ * computed (it computes nothing), appends to `out` (see buf.h) and returns
  * GPUPLAN_OK or the buffer's sticky failure. Output is deterministic: no
  * locale, fixed number formats, JSON keys sorted.
+ *
+ * Each renderer declares the formats it writes (GPUPLAN_RENDER_*_FORMATS);
+ * asked for another it returns GPUPLAN_ERR_USAGE, and the command-line and
+ * HTTP front-ends refuse that format before anything runs. Adding a format
+ * to a command is one bit in its mask here (and the writer behind it).
  */
 #ifndef GPUPLAN_RENDER_H
 #define GPUPLAN_RENDER_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "gpuplan/buf.h"
-#include "gpuplan/catalog.h"
 #include "gpuplan/error.h"
 
 enum gpuplan_format {
@@ -18,12 +28,59 @@ enum gpuplan_format {
     GPUPLAN_FORMAT_JSON, /* {"schema_version":1, ...}, 2-space indent, sorted keys */
     GPUPLAN_FORMAT_CSV,  /* RFC 4180, header row first */
     GPUPLAN_FORMAT_MD,   /* GitHub-flavoured Markdown table */
-    GPUPLAN_FORMAT_HTML  /* a <table> fragment */
+    GPUPLAN_FORMAT_HTML, /* a <table> fragment */
+    GPUPLAN_FORMAT_COUNT
 };
 
-/* "text", "json", "csv", "md" (or "markdown"), "html"; GPUPLAN_ERR_USAGE otherwise. */
+/* A set of formats: bit GPUPLAN_FORMAT_BIT(f) for each format f. */
+#define GPUPLAN_FORMAT_BIT(f) (1u << (f))
+
+/* What each renderer writes. */
+#define GPUPLAN_RENDER_GPUS_FORMATS                                                      \
+    (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_TEXT) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_JSON) | \
+     GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_CSV) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_MD) |    \
+     GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_HTML))
+#define GPUPLAN_RENDER_MODELS_FORMATS GPUPLAN_RENDER_GPUS_FORMATS
+#define GPUPLAN_RENDER_INSPECT_FORMATS \
+    (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_TEXT) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_JSON))
+#define GPUPLAN_RENDER_ESTIMATE_FORMATS \
+    (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_TEXT) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_JSON))
+#define GPUPLAN_RENDER_PLAN_FORMATS \
+    (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_TEXT) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_JSON))
+#define GPUPLAN_RENDER_TCO_FORMATS                                                       \
+    (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_TEXT) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_JSON) | \
+     GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_HTML))
+#define GPUPLAN_RENDER_DETECT_FORMATS \
+    (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_TEXT) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_JSON))
+
+/*
+ * Format names, indexed by enum gpuplan_format ("text", "json", "csv", "md",
+ * "html"), then the alias "markdown" (= md); NULL-terminated. The values of
+ * the names, in the same order, are gpuplan_format_values.
+ */
+extern const char *const gpuplan_format_names[];
+extern const int gpuplan_format_values[];
+
+/* "text", "json", ...; "unknown" out of range. */
+const char *gpuplan_format_name(enum gpuplan_format format);
+
+/*
+ * A name of gpuplan_format_names that `allowed` (a GPUPLAN_FORMAT_BIT set)
+ * contains; otherwise GPUPLAN_ERR_USAGE "'--format' is 'x'; must be one of
+ * text|json" listing the allowed ones.
+ */
+enum gpuplan_status gpuplan_format_parse(const char *name,
+                                         unsigned allowed,
+                                         enum gpuplan_format *out,
+                                         struct gpuplan_error *err);
+
+/* GPUPLAN_OK when `allowed` holds `format`, else the GPUPLAN_ERR_USAGE of gpuplan_format_parse. */
 enum gpuplan_status
-gpuplan_format_parse(const char *name, enum gpuplan_format *out, struct gpuplan_error *err);
+gpuplan_format_check(enum gpuplan_format format, unsigned allowed, struct gpuplan_error *err);
+
+/* ---- the catalog (render_catalog.c) ---- */
+
+struct gpuplan_catalog;
 
 /*
  * The GPU catalog, one row per GPU with its source. JSON carries every field
@@ -40,53 +97,41 @@ enum gpuplan_status gpuplan_render_models(const struct gpuplan_catalog *catalog,
                                           struct gpuplan_buf *out,
                                           struct gpuplan_error *err);
 
-/* Other renderers are declared below. */
+/* ---- a model's tensor inventory (render_inspect.c) ---- */
 
-/* ---- time and money (render_tco.c) ---- */
-
-struct gpuplan_cost_inputs;
-struct gpuplan_tco;
-struct gpuplan_throughput;
-struct json_t;
+struct gpuplan_model;
 
 /*
- * `gpuplan tco`: the inputs with their origin (catalog, assumption, user),
- * monthly own vs cloud, break-even, and the cumulative cost chart (text: a
- * character plot; HTML: a fragment with an inline SVG). JSON (sorted keys):
- * {"schema_version":1, "gpu", "n_gpus", "n_servers", "inputs":{KEY:{value,
- * unit, origin, note}}, "capex_usd", "monthly_usd":{"own","cloud",
- * "depreciation","energy","maintenance","colocation"}, "break_even_months"
- * (null: never within the period), "break_even_hours_per_day" (null: not
- * even at 24), "cumulative_usd":{"own":[...],"cloud":[...]}}.
- * CSV and MD fall back to text. GPUPLAN_ERR_NOMEM/TOO_LARGE from the buffer.
+ * `gpuplan inspect`. Text: architecture, parameter totals, a by-role
+ * breakdown, bytes by dtype and bits per weight. JSON (schema_version 1,
+ * sorted keys; the contract other tools rely on): parameters.{total,
+ * active, by_role}, architecture.{family, layers, hidden_size, heads,
+ * kv_heads, head_dim, intermediate_size, vocab_size, experts,
+ * experts_per_token}, storage.{bytes, by_dtype, bits_per_weight}.
  */
-enum gpuplan_status gpuplan_render_tco(const struct gpuplan_cost_inputs *in,
-                                       const struct gpuplan_tco *tco,
-                                       enum gpuplan_format format,
-                                       struct gpuplan_buf *out,
-                                       struct gpuplan_error *err);
+enum gpuplan_status gpuplan_render_inspect(const struct gpuplan_model *model,
+                                           enum gpuplan_format format,
+                                           struct gpuplan_buf *out,
+                                           struct gpuplan_error *err);
+
+/* ---- this machine's GPUs (render_detect.c) ---- */
+
+struct gpuplan_detect_result;
 
 /*
- * Add a throughput result to a jansson object `obj` as the keys
- * "throughput" {tokens_per_s_per_gpu, tokens_per_s, step_time_s, mfu,
- * bottleneck, compute_s, memory_s, comm_s, offload_s, flops_per_token,
- * efficiency, achieved_tflops, ...; for inference ttft_s,
- * decode_tokens_per_s, decode_tokens_per_s_per_seq, prefill_tokens_per_s}
- * and "time" {train_hours, train_tokens} (null when no --tokens).
- * Returns GPUPLAN_ERR_NOMEM when jansson fails.
+ * `gpuplan detect`. JSON (schema_version 1, sorted keys): gpus[] with
+ * vendor, name, memory_total_bytes, memory_free_bytes, compute_capability,
+ * gfx_target, nvlink_active_links, pcie_gen, pcie_width, power_limit_w,
+ * catalog_id, ...; unknown values are null; and a `driver` object.
  */
-enum gpuplan_status gpuplan_render_throughput_json_into(const struct gpuplan_throughput *t,
-                                                        struct json_t *obj,
-                                                        struct gpuplan_error *err);
-
-/* Append an aligned text block ("throughput:" ...) for a throughput result. */
-void gpuplan_render_throughput_text(const struct gpuplan_throughput *t, struct gpuplan_buf *out);
+enum gpuplan_status gpuplan_render_detect(const struct gpuplan_detect_result *result,
+                                          enum gpuplan_format format,
+                                          struct gpuplan_buf *out,
+                                          struct gpuplan_error *err);
 
 /* ---- memory estimate (render_estimate.c) ---- */
 
-struct gpuplan_model;
-struct gpuplan_job;
-struct gpuplan_memory_report;
+struct gpuplan_estimate;
 
 /*
  * `gpuplan estimate`: the job, a per-GPU breakdown table, host RAM, the
@@ -97,18 +142,109 @@ struct gpuplan_memory_report;
  * cuda_context_bytes, peak_allocated_bytes, peak_reserved_bytes,
  * device_total_bytes}, "host":{"ram_bytes"}}, "fits" (absent without a GPU),
  * "headroom_bytes", "usable_bytes", "suggestions":[{change, saving_bytes,
- * fits}]}. With a GPU also "throughput" and "time" (as
- * gpuplan_render_throughput_json_into) and "cost":{cloud_usd, gpu_hours,
- * usd_per_gpu_hour, n_gpus[, usd_per_million_tokens]} (null when unknown), or
- * "throughput_error" when the time model cannot evaluate the job
- * (docs/formulas-time-cost.md). `gpu` may be NULL. CSV/MD/HTML fall back to text.
+ * fits}]}. With a GPU also "throughput" {tokens_per_s_per_gpu, tokens_per_s,
+ * step_time_s, mfu, bottleneck, compute_s, memory_s, comm_s, offload_s,
+ * flops_per_token, efficiency, achieved_tflops, ...; for inference ttft_s,
+ * decode_tokens_per_s, decode_tokens_per_s_per_seq, prefill_tokens_per_s},
+ * "time" {train_hours, train_tokens} (null when no --tokens) and
+ * "cost":{cloud_usd, gpu_hours, usd_per_gpu_hour, n_gpus[,
+ * usd_per_million_tokens]} (null when unknown), or "throughput_error" when
+ * the time model cannot evaluate the job (docs/formulas-time-cost.md).
+ * The value comes from gpuplan_estimate_run() (estimate.h).
  */
-enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_model *model,
-                                            const struct gpuplan_job *job,
-                                            const struct gpuplan_gpu *gpu,
-                                            const struct gpuplan_memory_report *report,
+enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_estimate *estimate,
                                             enum gpuplan_format format,
                                             struct gpuplan_buf *out,
                                             struct gpuplan_error *err);
+
+/* ---- the planner's result (render_plan.c) ---- */
+
+struct gpuplan_plan_result;
+
+/*
+ * Text: one table row per recommendation, then each plan's server, reasons
+ * and warnings, then the Pareto set. JSON (sorted keys, 2-space indent):
+ * {"schema_version":1, "model", "objective", "where", "evaluated", "fitting",
+ * "feasible", "rejected":{host_ram, cpu_cores, nvme, network_bound},
+ * "recommendations":[{gpu, gpus_per_node, nodes, method,
+ * precision, sharding, micro_batch, grad_accum, grad_ckpt, offload,
+ * memory_per_gpu_bytes, usable_bytes, headroom_bytes, fits, tokens_per_s,
+ * time_hours (null), cost_usd (null), cost_usd_per_hour (null), capex_usd
+ * (null), own_usd_per_hour (null), own_cost_usd (null), own_cost_per_mtok_usd
+ * (null), compromise, server:{platform, platform_name, form_factor, cpu_cores,
+ * ram_bytes, nvme_bytes, nvme_gb_per_s, interconnect, network, power_w,
+ * rack_power_w, servers}, reasons[], warnings[]}], "pareto":[same],
+ * "notes":[]}. Serving plans add weights_dtype, kv_dtype, ttft_s,
+ * tokens_per_s_per_user.
+ */
+enum gpuplan_status gpuplan_render_plan(const struct gpuplan_plan_result *result,
+                                        enum gpuplan_format format,
+                                        struct gpuplan_buf *out,
+                                        struct gpuplan_error *err);
+
+/* ---- launch configurations (emit.c) ---- */
+
+struct gpuplan_plan;
+
+enum gpuplan_engine {
+    GPUPLAN_ENGINE_DEEPSPEED = 0, /* DeepSpeed config JSON */
+    GPUPLAN_ENGINE_ACCELERATE,    /* accelerate config YAML (FSDP or DeepSpeed plugin) */
+    GPUPLAN_ENGINE_TORCHRUN,      /* torchrun command line (run on every node) */
+    GPUPLAN_ENGINE_SLURM,         /* sbatch script: srun torchrun on every node */
+    GPUPLAN_ENGINE_COUNT
+};
+
+/* "deepspeed", "accelerate", "torchrun", "slurm"; NULL-terminated, indexed by the engine. */
+extern const char *const gpuplan_engine_names[];
+
+/* "deepspeed", "accelerate", "torchrun", "slurm"; GPUPLAN_ERR_USAGE otherwise. */
+enum gpuplan_status
+gpuplan_engine_parse(const char *name, enum gpuplan_engine *out, struct gpuplan_error *err);
+const char *gpuplan_engine_name(enum gpuplan_engine engine);
+
+/*
+ * Append the launch configuration of `plan` to `out`: concrete numbers, never
+ * "auto". Errors: GPUPLAN_ERR_UNSUPPORTED for serving plans (the emitters are
+ * for training launchers) and for layouts the engine cannot express (e.g.
+ * parameter offload below ZeRO-3); buffer failures.
+ */
+enum gpuplan_status gpuplan_emit(const struct gpuplan_plan *plan,
+                                 enum gpuplan_engine engine,
+                                 struct gpuplan_buf *out,
+                                 struct gpuplan_error *err);
+
+/* ---- time and money (render_tco.c) ---- */
+
+struct gpuplan_cost_inputs;
+struct gpuplan_tco;
+
+/*
+ * `gpuplan tco`: the inputs with their origin (catalog, assumption, user),
+ * monthly own vs cloud, break-even, and the cumulative cost chart (text: a
+ * character plot; HTML: a fragment with an inline SVG). JSON (sorted keys):
+ * {"schema_version":1, "gpu", "n_gpus", "n_servers", "inputs":{KEY:{value,
+ * unit, origin, note}}, "capex_usd", "monthly_usd":{"own","cloud",
+ * "depreciation","energy","maintenance","colocation"}, "break_even_months"
+ * (null: never within the period), "break_even_hours_per_day" (null: not
+ * even at 24), "cumulative_usd":{"own":[...],"cloud":[...]}}.
+ * GPUPLAN_ERR_NOMEM/TOO_LARGE from the buffer.
+ */
+enum gpuplan_status gpuplan_render_tco(const struct gpuplan_cost_inputs *in,
+                                       const struct gpuplan_tco *tco,
+                                       enum gpuplan_format format,
+                                       struct gpuplan_buf *out,
+                                       struct gpuplan_error *err);
+
+/* ---- errors (render_error.c) ---- */
+
+/*
+ * Append the JSON error document for a failed request to `buf`:
+ *   {"error":{"code":"usage","message":"...","hint":"...","where":"$.seq_len"}}
+ * followed by a newline. `code` is gpuplan_status_name(err->code); "hint"
+ * and "where" are always present (possibly ""). Strings are JSON-escaped;
+ * bytes that are not UTF-8 (a message cut inside a sequence) become U+FFFD.
+ * Check the buffer's status afterwards.
+ */
+void gpuplan_render_error_json(const struct gpuplan_error *err, struct gpuplan_buf *buf);
 
 #endif

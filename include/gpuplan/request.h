@@ -2,10 +2,12 @@
  * request.h - JSON request bodies to job specifications, and JSON errors.
  *
  * The HTTP service (`gpuplan serve`), the CLI and the tests share one reader
- * for request bodies: a JSON object whose keys are the job options of
- * job.h with '_' instead of '-' ("seq_len" for --seq-len), plus "model".
- * Every value goes through gpuplan_job_set() as text, so a body and the
- * equivalent command line cannot disagree.
+ * for request bodies: a JSON object whose keys are the options of the
+ * request's option tables (options.h: gpuplan_job_options,
+ * gpuplan_plan_options, gpuplan_tco_options + gpuplan_cost_options) with
+ * '_' instead of '-' ("seq_len" for --seq-len), plus "model". Every value
+ * goes through the table's setter as the text the command line would
+ * carry, so a body and the equivalent command line cannot disagree.
  *
  *   {"model": "llama-3.1-8b", "method": "qlora", "seq_len": 4096,
  *    "micro_batch": 2, "gpu": "h100-sxm:8", "lora_targets": "all-linear"}
@@ -20,7 +22,8 @@
  * malformed JSON.
  *
  * Not here: HTTP itself (src/server/), model loading, estimation, the TCO
- * arithmetic (cost.c).
+ * arithmetic (cost.c), the JSON error document (gpuplan_render_error_json,
+ * render.h).
  */
 #ifndef GPUPLAN_REQUEST_H
 #define GPUPLAN_REQUEST_H
@@ -34,6 +37,7 @@
 #include "gpuplan/cost.h"
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
+#include "gpuplan/render.h"
 
 /* Largest request body accepted: 1 MiB (a full request is under 2 KiB). */
 #define GPUPLAN_REQUEST_MAX_BODY_BYTES (1024ULL * 1024ULL)
@@ -62,39 +66,82 @@ enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
                                           struct gpuplan_error *err);
 
 /*
- * A `POST /v1/tco` body: the flags of `gpuplan tco` with '_' for '-'.
+ * A `gpuplan tco` request (and a `POST /v1/tco` body: the flags with '_'
+ * for '-'):
  *
  *   {"gpu": "h100-sxm:8", "platform": "dgx-h100", "hours_per_day": 12,
  *    "years": 3, "power_price": 0.15, "cloud_price": 2.99}
  *
- * "gpu" (required) is "ID" or "ID:N" as on the command line; each cost input
- * (gpuplan_cost_input_flag(), e.g. "gpu_price") is a number or a numeric
- * string; null keeps the default. Range checks are gpuplan_cost_inputs_set()'s.
+ * "gpu" (required) is "ID" or "ID:N"; each cost input (gpuplan_cost_options,
+ * e.g. "gpu_price") is a number or a numeric string; null keeps the
+ * default. Range checks are gpuplan_cost_inputs_set()'s.
  */
 #define GPUPLAN_TCO_REQUEST_ID_MAX 64
+/* GPUs one TCO may count: 100,000 is past the largest clusters built. */
+#define GPUPLAN_TCO_MAX_GPUS 100000
 struct gpuplan_tco_request {
-    char gpu_id[GPUPLAN_TCO_REQUEST_ID_MAX];      /* catalog GPU id */
-    uint32_t n_gpus;                              /* 1..100000, default 1 */
+    char gpu[2 * GPUPLAN_TCO_REQUEST_ID_MAX];     /* --gpu as given, e.g. "h100-sxm:8" */
+    char gpu_id[GPUPLAN_TCO_REQUEST_ID_MAX];      /* from `gpu`, by gpuplan_tco_request_split_gpu */
+    uint32_t n_gpus;                              /* from `gpu`, 1..GPUPLAN_TCO_MAX_GPUS */
     char platform_id[GPUPLAN_TCO_REQUEST_ID_MAX]; /* "" = the GPU's first platform */
-    bool set[GPUPLAN_COST_INPUT_COUNT];           /* the body gave this input */
-    double value[GPUPLAN_COST_INPUT_COUNT];
+    struct gpuplan_cost_overrides overrides;      /* the cost inputs given */
 };
 
 /*
- * Read a tco body into `req` (zeroed here first). Errors as
- * gpuplan_job_from_json(), with the JSON path in err->where; a missing
- * "gpu" is GPUPLAN_ERR_USAGE at "$.gpu".
+ * The tco request's own options (--gpu ID:N, --platform ID), terminated by
+ * name NULL; the cost inputs are gpuplan_cost_options, filling
+ * req->overrides.
+ */
+extern const struct gpuplan_option gpuplan_tco_options[];
+
+/* An empty request: no GPU yet, no platform, no input given. */
+void gpuplan_tco_request_init(struct gpuplan_tco_request *req);
+
+/*
+ * req->gpu "ID" or "ID:N" into gpu_id and n_gpus (1 without ":N").
+ * GPUPLAN_ERR_USAGE: no --gpu given ("'--gpu ID:N' is required"), not
+ * ID:N, or a count outside 1..GPUPLAN_TCO_MAX_GPUS.
+ */
+enum gpuplan_status gpuplan_tco_request_split_gpu(struct gpuplan_tco_request *req,
+                                                  struct gpuplan_error *err);
+
+/*
+ * Read a tco body into `req` (gpuplan_tco_request_init here first) and
+ * split its "gpu". Errors as gpuplan_job_from_json(), with the JSON path in
+ * err->where; a missing or malformed "gpu" is GPUPLAN_ERR_USAGE at "$.gpu".
  */
 enum gpuplan_status gpuplan_tco_request_from_json(struct gpuplan_tco_request *req,
                                                   const char *body,
                                                   size_t len,
                                                   struct gpuplan_error *err);
 
+/* The field of a tco request a failure of gpuplan_tco_request_inputs is about. */
+enum gpuplan_tco_field {
+    GPUPLAN_TCO_FIELD_NONE = 0,
+    GPUPLAN_TCO_FIELD_GPU,        /* no such catalog GPU */
+    GPUPLAN_TCO_FIELD_PLATFORM,   /* no such catalog platform */
+    GPUPLAN_TCO_FIELD_COST_INPUT, /* an override out of its range; *input says which */
+};
+
 /*
- * Resolve `req` against `catalog` exactly as `gpuplan tco` does (GPU by id,
- * the named platform or else the GPU's first, catalog inputs, then the
- * request's overrides) and compute the table into `out`. Unknown GPU or
- * platform: GPUPLAN_ERR_NOT_FOUND at "$.gpu" / "$.platform".
+ * Resolve `req` against `catalog` as `gpuplan tco` and POST /v1/tco both do:
+ * the GPU by id, the named platform or else the GPU's first, the catalog
+ * inputs, then the request's overrides, into `in`. On failure *field (and
+ * for a cost input *input) names the request field; err->where is left for
+ * the caller (a command line and a JSON body spell fields differently).
+ */
+enum gpuplan_status gpuplan_tco_request_inputs(const struct gpuplan_catalog *catalog,
+                                               const struct gpuplan_tco_request *req,
+                                               struct gpuplan_cost_inputs *in,
+                                               enum gpuplan_tco_field *field,
+                                               enum gpuplan_cost_input *input,
+                                               struct gpuplan_error *err);
+
+/*
+ * gpuplan_tco_request_inputs, then compute the table into `out`; errors at
+ * the field's JSON path: an unknown GPU or platform is
+ * GPUPLAN_ERR_NOT_FOUND at "$.gpu" / "$.platform", an input out of range
+ * GPUPLAN_ERR_USAGE at "$.<input>".
  */
 enum gpuplan_status gpuplan_tco_request_run(const struct gpuplan_catalog *catalog,
                                             const struct gpuplan_tco_request *req,
@@ -105,13 +152,12 @@ enum gpuplan_status gpuplan_tco_request_run(const struct gpuplan_catalog *catalo
 /*
  * A `POST /v1/recommend` body: "model" (a catalog id), the job options as in
  * gpuplan_job_from_json() (each one given fixes that knob, as on the command
- * line), and the planner options of `gpuplan recommend` with '_' for '-':
- * "deadline_hours", "budget", "target_tokens_per_s", "headroom" (numbers
- * >= 0), "max_gpus", "top" (1..4096), "objective" (cost|time|gpus|capex),
- * "vendor" (nvidia|amd|intel|any), "gpu" ("a,b": only these GPUs),
- * "concurrency" (= batch), "on_prem" / "cloud" (true). "nodes", "tp" and
- * "pp" are searched, so they are refused. `req` must come from
- * gpuplan_plan_request_init(). Errors as gpuplan_job_from_json().
+ * line), and the planner options of `gpuplan recommend` (gpuplan_plan_options)
+ * with '_' for '-': "deadline_hours", "budget", "target_tokens_per_s",
+ * "headroom", "max_gpus", "top", "objective", "vendor", "gpu" ("a,b": only
+ * these GPUs), "concurrency" (= batch), "on_prem" / "cloud" (true or false).
+ * "nodes", "tp" and "pp" are searched, so they are refused. `req` must come
+ * from gpuplan_plan_request_init(). Errors as gpuplan_job_from_json().
  */
 struct gpuplan_plan_request;
 enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *req,
@@ -120,15 +166,6 @@ enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *
                                                    char *model_out,
                                                    size_t model_size,
                                                    struct gpuplan_error *err);
-
-/*
- * Append the JSON error document for a failed request to `buf`:
- *   {"error":{"code":"usage","message":"...","hint":"...","where":"$.seq_len"}}
- * followed by a newline. `code` is gpuplan_status_name(err->code); "hint"
- * and "where" are always present (possibly ""). Strings are JSON-escaped.
- * Check the buffer's status afterwards.
- */
-void gpuplan_render_error_json(const struct gpuplan_error *err, struct gpuplan_buf *buf);
 
 /*
  * The embedded web page (data/index.html), borrowed from static storage:

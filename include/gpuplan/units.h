@@ -9,6 +9,7 @@
 #define GPUPLAN_UNITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define GPUPLAN_BYTES_PER_KIB   1024ULL
@@ -58,5 +59,11 @@ bool gpuplan_parse_count(const char *text, uint64_t *out);
 
 /* Parse a finite double with no trailing junk. */
 bool gpuplan_parse_double(const char *text, double *out);
+
+/* The shortest "%.*g" text of `value` that gpuplan_parse_double reads back exactly. */
+void gpuplan_format_double(char *dst, size_t dst_size, double value);
+
+/* "70,553,706,496": `value` with thousands separators, locale-independent. */
+void gpuplan_format_count(char *dst, size_t dst_size, uint64_t value);
 
 #endif

@@ -1,84 +1,86 @@
 /*
- * args.c - the options every command shares (--format, --catalog, --help)
- * for the commands that take no job options. Strict: unknown options and
- * extra arguments are usage errors (exit 2).
+ * args.c - a command line through its command's option tables
+ * (gpuplan_options_parse_argv), the errors of a bad one, and --gpu local.
+ *
+ * Usage errors (an unknown option, a missing value, an extra argument) end
+ * with "try 'gpuplan CMD --help'" and exit 2; a value an option refuses is
+ * reported with the option's own message and hint (exit 2 too).
  */
-#include <limits.h>
-#include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/detect.h"
 
 #include "cli.h"
-#include "i18n.h"
 
-/* Match "--name value" or "--name=value"; advances *i past a separate value. */
-const char *cli_option_value(int argc, char **argv, int *i, const char *name, bool *matched)
+/* "gpuplan: error: unknown option '--x'", the hint when there is one, then the try line. */
+static int unknown_option(const char *cmd, const char *arg, const struct gpuplan_error *err)
 {
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    *matched = false;
-    if (strncmp(arg, name, n) != 0)
-        return NULL;
-    if (arg[n] == '=') {
-        *matched = true;
-        return arg + n + 1;
-    }
-    if (arg[n] != '\0')
-        return NULL;
-    *matched = true;
-    if (*i + 1 >= argc)
-        return NULL;
-    (*i)++;
-    return argv[*i];
+    fputs(_("gpuplan: error: "), stderr);
+    fprintf(stderr, _("unknown option '%s'"), arg);
+    fputc('\n', stderr);
+    if (err->hint[0])
+        fprintf(stderr, _("hint: %s\n"), _(err->hint));
+    fprintf(stderr, _("try 'gpuplan %s --help'\n"), cmd);
+    return CLI_USAGE;
 }
 
-int cli_parse_common(int argc,
-                     char **argv,
-                     const char *cmd,
-                     const char *help,
-                     struct cli_common *common,
-                     const char **positional,
-                     int n_positional)
+int cli_parse(const struct cli_command *cmd,
+              void *const dests[],
+              int argc,
+              char **argv,
+              struct gpuplan_argv *args)
 {
-    memset(common, 0, sizeof *common);
-    common->format = GPUPLAN_FORMAT_TEXT;
-    int seen = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        bool matched = false;
-        const char *value;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            fputs(_(help), stdout);
-            return CLI_OK;
-        }
-        value = cli_option_value(argc, argv, &i, "--format", &matched);
-        if (matched) {
-            struct gpuplan_error err;
-            gpuplan_error_init(&err);
-            if (!value)
-                return cli_usage_error(cmd, "option '--format' needs a value");
-            if (gpuplan_format_parse(value, &common->format, &err))
-                return cli_usage_error(cmd, "%s", err.message);
-            continue;
-        }
-        value = cli_option_value(argc, argv, &i, "--catalog", &matched);
-        if (matched) {
-            if (!value)
-                return cli_usage_error(cmd, "option '--catalog' needs a directory");
-            common->catalog_dir = value;
-            continue;
-        }
-        if (arg[0] == '-' && arg[1] != '\0')
-            return cli_usage_error(cmd, "unknown option '%s'", arg);
-        if (seen >= n_positional)
-            return cli_usage_error(cmd, "unexpected argument '%s'", arg);
-        positional[seen++] = arg;
+    struct gpuplan_option_group groups[CLI_MAX_GROUPS];
+    size_t n_groups = 0;
+    for (; n_groups < CLI_MAX_GROUPS && cmd->groups[n_groups].options; n_groups++) {
+        groups[n_groups].options = cmd->groups[n_groups].options;
+        groups[n_groups].dest = dests[n_groups];
+        groups[n_groups].refuse = cmd->groups[n_groups].refuse;
     }
-    if (seen < n_positional)
-        return cli_usage_error(cmd, "missing MODEL argument");
-    return -1;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    if (gpuplan_options_parse_argv(groups, n_groups, cmd->n_positional, argc, argv, args, &err) ==
+        GPUPLAN_OK) {
+        if (!args->help)
+            return -1;
+        cli_help_print(cmd, stdout);
+        return fflush(stdout) == 0 ? CLI_OK : CLI_RUN_ERROR;
+    }
+    const char *arg = argv[args->bad_index];
+    switch (args->problem) {
+    case GPUPLAN_ARGV_UNEXPECTED_ARGUMENT:
+        return cli_usage_error(cmd->name, "unexpected argument '%s'", arg);
+    case GPUPLAN_ARGV_UNKNOWN_OPTION:
+        return unknown_option(cmd->name, arg, &err);
+    case GPUPLAN_ARGV_MISSING_VALUE:
+        return cli_usage_error(cmd->name, "option '--%s' needs a value", args->bad_name);
+    case GPUPLAN_ARGV_REFUSED:
+        /* the only refusal: the planner searches --tp, --pp, --nodes */
+        return cli_usage_error(cmd->name, "'--%s' is searched by the planner; use --max-gpus",
+                               args->bad_name);
+    case GPUPLAN_ARGV_OK:
+    case GPUPLAN_ARGV_BAD_VALUE:
+        break;
+    }
+    return cli_report(&err);
+}
+
+bool cli_lists_option(const struct cli_command *cmd, size_t g, const struct gpuplan_option *opt)
+{
+    if (opt->flags & cmd->groups[g].refuse)
+        return false;
+    for (size_t e = 0; e < g; e++) {
+        if (gpuplan_options_find(cmd->groups[e].options, opt->name))
+            return false;
+    }
+    return true;
+}
+
+int cli_missing_model(const struct cli_command *cmd)
+{
+    return cli_usage_error(cmd->name, "missing MODEL argument");
 }
 
 enum gpuplan_status cli_local_gpu(const struct gpuplan_catalog *catalog,
@@ -96,34 +98,4 @@ enum gpuplan_status cli_local_gpu(const struct gpuplan_catalog *catalog,
     if (sysfs && *sysfs)
         opts.sysfs_root = sysfs;
     return gpuplan_detect_local_gpu(&opts, catalog, out, out_count, err);
-}
-
-/* The Hugging Face cache as huggingface_hub finds it (constants.py: HF_HUB_CACHE). */
-static const char *hf_hub_cache(char *buf, size_t size)
-{
-    const char *v = getenv("HF_HUB_CACHE");
-    if (v && *v)
-        return v;
-    v = getenv("HF_HOME");
-    int n;
-    if (v && *v)
-        n = snprintf(buf, size, "%s/hub", v);
-    else if ((v = getenv("HOME")) != NULL && *v)
-        n = snprintf(buf, size, "%s/.cache/huggingface/hub", v);
-    else
-        return NULL;
-    return n > 0 && (size_t)n < size ? buf : NULL;
-}
-
-enum gpuplan_status cli_load_model(struct gpuplan_model *model,
-                                   const char *name,
-                                   const struct gpuplan_catalog *catalog,
-                                   struct gpuplan_error *err)
-{
-    char hub[PATH_MAX];
-    const enum gpuplan_status st =
-        gpuplan_model_load_hub(model, name, catalog, hf_hub_cache(hub, sizeof hub), err);
-    if (st == GPUPLAN_OK && model->resolved_note[0])
-        fprintf(stderr, _("gpuplan: note: %s\n"), model->resolved_note);
-    return st;
 }

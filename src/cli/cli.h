@@ -1,24 +1,146 @@
 /*
  * cli.h - shared pieces of the gpuplan command-line front-end.
- * The CLI includes only include/gpuplan/ (the public API) and this header.
+ * The CLI includes only include/gpuplan/ (the public API), its own headers
+ * and the server's interface (server.h, for `gpuplan serve`).
+ *
+ * Each command is described once (struct cli_command, in its cmd_*.c): its
+ * usage, description and option tables. Parsing (cli_parse), --help
+ * (help.c), the man page and docs/cli.md (helpdoc.c) and shell completion
+ * (complete.c) all read that description; the table of commands is
+ * commands.c.
  */
 #ifndef GPUPLAN_CLI_H
 #define GPUPLAN_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
-#include <stdbool.h>
-
 #include "gpuplan/gpuplan.h"
+#include "gpuplan/options.h"
 #include "gpuplan/render.h"
+#include "i18n.h"
 
 enum cli_exit { CLI_OK = 0, CLI_RUN_ERROR = 1, CLI_USAGE = 2 };
 
-struct cli_command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
+/* One section of a command's options: a table, the title --help gives it. */
+struct cli_group {
+    const char *title;                    /* e.g. "options", "planner options"; N_() marked */
+    const struct gpuplan_option *options; /* NULL ends a command's groups */
+    unsigned refuse;                      /* options with these flags are refused, not listed */
 };
+
+#define CLI_MAX_GROUPS 4
+
+struct cli_command {
+    const char *name; /* e.g. "estimate" */
+    int (*run)(int argc, char **argv);
+    const char *summary;     /* one line for `gpuplan --help`; N_() marked */
+    const char *usage;       /* after "gpuplan ", e.g. "estimate MODEL [OPTIONS]" */
+    const char *description; /* paragraphs separated by a blank line; N_() marked; or NULL */
+    const char *model_arg;   /* the positional argument that names a model ("MODEL"), or NULL */
+    size_t n_positional;     /* positional arguments the command takes */
+    struct cli_group groups[CLI_MAX_GROUPS + 1]; /* the first with options NULL ends them */
+};
+
+/* An option every command accepts, handled by main() (--help, --version, --lang). */
+struct cli_global_option {
+    const char *names; /* e.g. "-V, --version" */
+    const char *arg;   /* e.g. "en|ru", NULL for a flag */
+    const char *help;  /* one line, N_() marked */
+};
+
+/* The visible commands and the global options (commands.c); borrowed, static. */
+const struct cli_command *const *cli_commands(size_t *n_commands);
+const struct cli_command *cli_find_command(const char *name);
+const struct cli_global_option *cli_global_options(size_t *n_options);
+/* "Plan GPU servers for ..." (commands.c), the first line of --help and the man page. */
+extern const char cli_description[];
+
+/* The options every command that prints a result shares (--format, --catalog). */
+struct cli_common {
+    enum gpuplan_format format; /* --format, default text */
+    const char *catalog_dir;    /* --catalog DIR, NULL for the embedded catalog */
+};
+
+/* --format over the formats `formats` (a GPUPLAN_FORMAT_BIT set, render.h) of the command. */
+#define CLI_FORMAT_OPTION(formats)                                                             \
+    {                                                                                          \
+        .name = "format", .kind = GPUPLAN_OPTION_CHOICE, .field = GPUPLAN_FIELD_INT,           \
+        GPUPLAN_OPTION_AT(struct cli_common, format), .set_offset = GPUPLAN_OPTION_NO_SET,     \
+        .help = N_("output format"), .default_value = "text", .choices = gpuplan_format_names, \
+        .choice_values = gpuplan_format_values, .choice_mask = (formats),                      \
+        .flags = GPUPLAN_OPTION_CLI_ONLY                                                       \
+    }
+/* --catalog DIR. */
+#define CLI_CATALOG_OPTION                                                                      \
+    {                                                                                           \
+        .name = "catalog", .kind = GPUPLAN_OPTION_TEXT, .field = GPUPLAN_FIELD_STRING,          \
+        GPUPLAN_OPTION_AT(struct cli_common, catalog_dir), .set_offset = GPUPLAN_OPTION_NO_SET, \
+        .arg = "DIR",                                                                           \
+        .help = N_("read gpus.json, platforms.json, models.json from DIR over the embedded "    \
+                   "catalog"),                                                                  \
+        .flags = GPUPLAN_OPTION_CLI_ONLY                                                        \
+    }
+
+/*
+ * Parse argv for `cmd` (argv[0] is the command's name): the options of its
+ * groups into dests[i] for groups[i], and its positional arguments into
+ * args->positional. Prints --help, or the error of a bad command line, and
+ * returns the exit code then (0, 2); returns -1 to go on. A missing
+ * positional argument is the command's to report (cli_missing_model).
+ */
+int cli_parse(const struct cli_command *cmd,
+              void *const dests[],
+              int argc,
+              char **argv,
+              struct gpuplan_argv *args);
+
+/*
+ * Whether group `g` of `cmd` lists `opt` in --help, the man page and
+ * completion: not refused by the group, and not named by an earlier group
+ * (whose option the parser takes instead, e.g. recommend's --gpu ID,...).
+ */
+bool cli_lists_option(const struct cli_command *cmd, size_t g, const struct gpuplan_option *opt);
+
+/* The usage error "missing MODEL argument" for `cmd`. */
+int cli_missing_model(const struct cli_command *cmd);
+
+/* Print `cmd`'s --help to `out`, wrapped to cli_help_width() (help.c). */
+void cli_help_print(const struct cli_command *cmd, FILE *out);
+/* `gpuplan --help`: the commands and the global options (help.c). */
+void cli_help_print_main(FILE *out);
+/*
+ * The width --help wraps to: COLUMNS when it is set to a number, else the
+ * terminal's width (ioctl TIOCGWINSZ) when stdout is one, else 80.
+ */
+size_t cli_help_width(void);
+
+/*
+ * What a command that prints a result holds while it runs (report.c): the
+ * error, the catalog, the model and the output. cli_run_finish reports the
+ * error or writes the output, releases everything and gives the exit code.
+ */
+struct cli_run {
+    struct gpuplan_error err;
+    struct gpuplan_catalog *catalog; /* NULL until cli_run_load */
+    struct gpuplan_model model;
+    struct gpuplan_buf out;
+};
+void cli_run_init(struct cli_run *run);
+/*
+ * The catalog (embedded, plus `catalog_dir` when not NULL) and, when
+ * `model_name`, the model as every command takes it: a catalog id, a path, or
+ * a Hugging Face Hub id resolved through the catalog and the local cache
+ * ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub); how a
+ * Hub id was resolved is printed as a note on stderr.
+ */
+enum gpuplan_status
+cli_run_load(struct cli_run *run, const char *catalog_dir, const char *model_name);
+/* `st` GPUPLAN_OK: write run->out; else report run->err. Releases `run`; the exit code. */
+int cli_run_finish(struct cli_run *run, enum gpuplan_status st);
+/* Release `run` only (when the command reported something else itself). */
+void cli_run_release(struct cli_run *run);
 
 /* Print "gpuplan: error: MESSAGE" (+ where, hint) to stderr; return the exit code for the status.
  */
@@ -27,44 +149,6 @@ int cli_report(const struct gpuplan_error *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Write a buffer to stdout; CLI_RUN_ERROR on failure. */
 int cli_write_buf(const struct gpuplan_buf *buf);
-
-/* Options shared by every command (args.c). */
-struct cli_common {
-    enum gpuplan_format format; /* --format, default text */
-    const char *catalog_dir;    /* --catalog DIR, NULL for the embedded catalog */
-};
-
-/*
- * Parse --format, --catalog, --help and exactly `n_positional` arguments into
- * `positional`. Returns -1 to go on, or the exit code to return now (0 after
- * --help, 2 after a usage error, which it reports).
- */
-int cli_parse_common(int argc,
-                     char **argv,
-                     const char *cmd,
-                     const char *help,
-                     struct cli_common *common,
-                     const char **positional,
-                     int n_positional);
-
-/* "--name value" or "--name=value" at argv[*i]; *matched tells whether it was this option. */
-const char *cli_option_value(int argc, char **argv, int *i, const char *name, bool *matched);
-
-/*
- * Load MODEL as every command takes it (catalog id, path, or Hugging Face Hub
- * id resolved through the catalog and the local cache: $HF_HUB_CACHE, else
- * $HF_HOME/hub, else ~/.cache/huggingface/hub); prints how a Hub id was
- * resolved as a note on stderr.
- */
-enum gpuplan_status cli_load_model(struct gpuplan_model *model,
-                                   const char *name,
-                                   const struct gpuplan_catalog *catalog,
-                                   struct gpuplan_error *err);
-
-/* `gpuplan estimate`: memory per GPU and host (cmd_estimate.c). */
-int cmd_estimate(int argc, char **argv);
-/* `gpuplan recommend`: the planner (cmd_recommend.c). */
-int cmd_recommend(int argc, char **argv);
 
 /*
  * `--gpu local`: detect this machine's GPUs (NVML or amdgpu sysfs; the
@@ -76,17 +160,23 @@ enum gpuplan_status cli_local_gpu(const struct gpuplan_catalog *catalog,
                                   uint32_t *out_count,
                                   struct gpuplan_error *err);
 
-int cmd_inspect(int argc, char **argv);
-int cmd_gpus(int argc, char **argv);
-int cmd_models(int argc, char **argv);
+/* The commands (cmd_*.c). */
+extern const struct cli_command cli_cmd_inspect;
+extern const struct cli_command cli_cmd_gpus;
+extern const struct cli_command cli_cmd_models;
+extern const struct cli_command cli_cmd_estimate;
+extern const struct cli_command cli_cmd_recommend;
+extern const struct cli_command cli_cmd_detect;
+extern const struct cli_command cli_cmd_tco;
+extern const struct cli_command cli_cmd_serve;
+extern const struct cli_command cli_cmd_version;
 
-/* `gpuplan detect`: this machine's GPUs (cmd_detect.c). */
-int cmd_detect(int argc, char **argv);
+/* `gpuplan version`, also `gpuplan --version` (cmd_version.c). */
+int cmd_version(int argc, char **argv);
 
-/* `gpuplan tco`: own vs rent, break-even (cmd_tco.c). */
-int cmd_tco(int argc, char **argv);
-
-/* `gpuplan serve`: the HTTP/JSON service (cmd_serve.c, src/server/). */
-int cmd_serve(int argc, char **argv);
+/* Hidden commands of the build and the shell: the man page, docs/cli.md, completion. */
+int cmd_help_man(int argc, char **argv);
+int cmd_help_md(int argc, char **argv);
+int cmd_complete(int argc, char **argv);
 
 #endif

@@ -4,66 +4,69 @@
  */
 #include "cli.h"
 #include "gpuplan/render.h"
-#include "i18n.h"
 
-static const char gpus_help[] =
-    N_("usage: gpuplan gpus [--format text|json|csv|md] [--catalog DIR]\n"
-       "\n"
-       "List the GPUs of the catalog: memory, bandwidth, dense TFLOPS, interconnect, power,\n"
-       "indicative prices, and the source and date of every record.\n"
-       "\n"
-       "options:\n"
-       "  --format FORMAT     text (default), json, csv or md\n"
-       "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
-       "                      embedded catalog\n"
-       "  -h, --help          show this help\n");
+static const struct gpuplan_option gpus_options[] = {
+    CLI_FORMAT_OPTION(GPUPLAN_RENDER_GPUS_FORMATS),
+    CLI_CATALOG_OPTION,
+    { .name = NULL },
+};
 
-static const char models_help[] =
-    N_("usage: gpuplan models [--format text|json|csv|md] [--catalog DIR]\n"
-       "\n"
-       "List the curated models of the catalog with their architecture family, exact\n"
-       "parameter count and source.\n"
-       "\n"
-       "options:\n"
-       "  --format FORMAT     text (default), json, csv or md\n"
-       "  --catalog DIR       read catalog files from DIR over the embedded catalog\n"
-       "  -h, --help          show this help\n");
+static const struct gpuplan_option models_options[] = {
+    CLI_FORMAT_OPTION(GPUPLAN_RENDER_MODELS_FORMATS),
+    CLI_CATALOG_OPTION,
+    { .name = NULL },
+};
 
-static int list(int argc,
+static int list(const struct cli_command *cmd,
+                int argc,
                 char **argv,
-                const char *name,
-                const char *help,
                 enum gpuplan_status (*render)(const struct gpuplan_catalog *,
                                               enum gpuplan_format,
                                               struct gpuplan_buf *,
                                               struct gpuplan_error *))
 {
-    struct cli_common common;
-    int rc = cli_parse_common(argc, argv, name, help, &common, NULL, 0);
+    struct cli_common common = { GPUPLAN_FORMAT_TEXT, NULL };
+    (void)gpuplan_options_init(cmd->groups[0].options, &common, NULL);
+    struct gpuplan_argv args;
+    void *const dests[] = { &common };
+    const int rc = cli_parse(cmd, dests, argc, argv, &args);
     if (rc >= 0)
         return rc;
-    struct gpuplan_error err;
-    gpuplan_error_init(&err);
-    struct gpuplan_catalog *catalog = NULL;
-    struct gpuplan_buf out;
-    gpuplan_buf_init(&out, 0);
-    int exit_code;
-    if (gpuplan_catalog_load(&catalog, common.catalog_dir, &err) ||
-        render(catalog, common.format, &out, &err))
-        exit_code = cli_report(&err);
-    else
-        exit_code = cli_write_buf(&out);
-    gpuplan_buf_release(&out);
-    gpuplan_catalog_free(catalog);
-    return exit_code;
+    struct cli_run run;
+    cli_run_init(&run);
+    enum gpuplan_status st = cli_run_load(&run, common.catalog_dir, NULL);
+    if (st == GPUPLAN_OK)
+        st = render(run.catalog, common.format, &run.out, &run.err);
+    return cli_run_finish(&run, st);
 }
 
-int cmd_gpus(int argc, char **argv)
+static int cmd_gpus(int argc, char **argv)
 {
-    return list(argc, argv, "gpus", gpus_help, gpuplan_render_gpus);
+    return list(&cli_cmd_gpus, argc, argv, gpuplan_render_gpus);
 }
 
-int cmd_models(int argc, char **argv)
+static int cmd_models(int argc, char **argv)
 {
-    return list(argc, argv, "models", models_help, gpuplan_render_models);
+    return list(&cli_cmd_models, argc, argv, gpuplan_render_models);
 }
+
+const struct cli_command cli_cmd_gpus = {
+    .name = "gpus",
+    .run = cmd_gpus,
+    .summary = N_("list the GPU catalog with sources"),
+    .usage = N_("gpus [OPTIONS]"),
+    .description = N_("List the GPUs of the catalog: memory, bandwidth, dense TFLOPS, "
+                      "interconnect, power, indicative prices, and the source and date of every "
+                      "record."),
+    .groups = { { N_("options"), gpus_options, 0 } },
+};
+
+const struct cli_command cli_cmd_models = {
+    .name = "models",
+    .run = cmd_models,
+    .summary = N_("list the model catalog with sources"),
+    .usage = N_("models [OPTIONS]"),
+    .description = N_("List the curated models of the catalog with their architecture family, "
+                      "exact parameter count and source."),
+    .groups = { { N_("options"), models_options, 0 } },
+};

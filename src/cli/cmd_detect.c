@@ -16,43 +16,55 @@
 #include "gpuplan/detect.h"
 #include "i18n.h"
 
-static void detect_help(void)
-{
-    fputs(_("usage: gpuplan detect [--format text|json] [--catalog DIR] [--nvml-library PATH]\n"
-            "                      [--sysfs-root DIR]\n"
-            "\n"
-            "List this machine's GPUs: NVIDIA through NVML (loaded at run time),\n"
-            "AMD through the amdgpu sysfs files. Each GPU is matched to a catalog id.\n"
-            "\n"
-            "options:\n"
-            "  --format text|json   output format (default text)\n"
-            "  --catalog DIR        extend the catalog the GPUs are matched against\n"
-            "  --nvml-library PATH  NVML library to load (default $GPUPLAN_NVML_LIBRARY,\n"
-            "                       else libnvidia-ml.so.1)\n"
-            "  --sysfs-root DIR     sysfs root for AMD GPUs (default $GPUPLAN_SYSFS_ROOT,\n"
-            "                       else /sys)\n"
-            "  -h, --help           show this help\n"),
-          stdout);
-}
+/* What detect takes: --format, --catalog (cli_common first), and where to look for GPUs. */
+struct detect_args {
+    struct cli_common common; /* first, so CLI_FORMAT_OPTION's offsets (cli_common's) hold */
+    const char *nvml_library; /* --nvml-library PATH */
+    const char *sysfs_root;   /* --sysfs-root DIR */
+};
 
-/* The value of "--name VALUE" or "--name=VALUE" at argv[*i]; NULL when argv[*i] is not it. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    const size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0)
-        return NULL;
-    if (arg[len] == '=')
-        return arg + len + 1;
-    if (arg[len] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    *i += 1;
-    return argv[*i];
-}
+static const struct gpuplan_option detect_options[] = {
+    CLI_FORMAT_OPTION(GPUPLAN_RENDER_DETECT_FORMATS),
+    { .name = "catalog",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_STRING,
+      GPUPLAN_OPTION_AT(struct cli_common, catalog_dir),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "DIR",
+      .help = N_("extend the catalog the GPUs are matched against"),
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "nvml-library",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_STRING,
+      GPUPLAN_OPTION_AT(struct detect_args, nvml_library),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "PATH",
+      .help = N_("NVML library to load"),
+      .default_doc = N_("$GPUPLAN_NVML_LIBRARY, else libnvidia-ml.so.1"),
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "sysfs-root",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_STRING,
+      GPUPLAN_OPTION_AT(struct detect_args, sysfs_root),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "DIR",
+      .help = N_("sysfs root for AMD GPUs"),
+      .default_doc = N_("$GPUPLAN_SYSFS_ROOT, else /sys"),
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = NULL },
+};
+
+static int cmd_detect(int argc, char **argv);
+
+const struct cli_command cli_cmd_detect = {
+    .name = "detect",
+    .run = cmd_detect,
+    .summary = N_("list this machine's GPUs (NVML, amdgpu sysfs)"),
+    .usage = N_("detect [OPTIONS]"),
+    .description = N_("List this machine's GPUs: NVIDIA through NVML (loaded at run time), AMD "
+                      "through the amdgpu sysfs files. Each GPU is matched to a catalog id."),
+    .groups = { { N_("options"), detect_options, 0 } },
+};
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -60,72 +72,37 @@ static const char *env_or(const char *name, const char *fallback)
     return value && value[0] ? value : fallback;
 }
 
-int cmd_detect(int argc, char **argv)
+static int cmd_detect(int argc, char **argv)
 {
-    bool json = false;
-    const char *nvml_path = NULL;
-    const char *sysfs_root = NULL;
-    const char *catalog_dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        bool missing = false;
-        const char *value;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            detect_help();
-            return CLI_OK;
-        }
-        if ((value = option_value(argc, argv, &i, "--format", &missing)) != NULL) {
-            if (strcmp(value, "json") == 0)
-                json = true;
-            else if (strcmp(value, "text") == 0)
-                json = false;
-            else
-                return cli_usage_error("detect", "unknown format '%s'; must be text or json",
-                                       value);
-        } else if ((value = option_value(argc, argv, &i, "--nvml-library", &missing)) != NULL) {
-            nvml_path = value;
-        } else if ((value = option_value(argc, argv, &i, "--sysfs-root", &missing)) != NULL) {
-            sysfs_root = value;
-        } else if ((value = option_value(argc, argv, &i, "--catalog", &missing)) != NULL) {
-            catalog_dir = value;
-        } else if (missing) {
-            return cli_usage_error("detect", "option '%s' needs a value", argv[i]);
-        } else {
-            return cli_usage_error("detect", "unknown option '%s'", argv[i]);
-        }
-    }
+    struct detect_args a;
+    memset(&a, 0, sizeof a);
+    (void)gpuplan_options_init(detect_options, &a, NULL);
+    struct gpuplan_argv args;
+    void *const dests[] = { &a };
+    const int parsed = cli_parse(&cli_cmd_detect, dests, argc, argv, &args);
+    if (parsed >= 0)
+        return parsed;
+    const char *nvml_path = a.nvml_library, *sysfs_root = a.sysfs_root;
+    const char *catalog_dir = a.common.catalog_dir;
+    const enum gpuplan_format format = a.common.format;
 
     struct gpuplan_detect_options opts;
     gpuplan_detect_options_init(&opts);
     opts.nvml_path = nvml_path ? nvml_path : env_or("GPUPLAN_NVML_LIBRARY", opts.nvml_path);
     opts.sysfs_root = sysfs_root ? sysfs_root : env_or("GPUPLAN_SYSFS_ROOT", opts.sysfs_root);
 
-    struct gpuplan_error err;
-    gpuplan_error_init(&err);
+    struct cli_run run;
+    cli_run_init(&run);
     struct gpuplan_detect_result *result = calloc(1, sizeof *result);
-    if (!result) {
-        fputs(_("gpuplan: error: out of memory\n"), stderr);
-        return CLI_RUN_ERROR;
+    enum gpuplan_status st =
+        result ? gpuplan_detect_run(&opts, result, &run.err)
+               : gpuplan_error_set(&run.err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    if (st == GPUPLAN_OK)
+        st = cli_run_load(&run, catalog_dir, NULL);
+    if (st == GPUPLAN_OK) {
+        gpuplan_detect_match_catalog(result, run.catalog);
+        st = gpuplan_render_detect(result, format, &run.out, &run.err);
     }
-    struct gpuplan_buf out;
-    gpuplan_buf_init(&out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
-    struct gpuplan_catalog *catalog = NULL;
-    int rc = CLI_OK;
-    if (gpuplan_detect_run(&opts, result, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    if (gpuplan_catalog_load(&catalog, catalog_dir, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    gpuplan_detect_match_catalog(result, catalog);
-    if (gpuplan_render_detect(result, json, &out, &err) != GPUPLAN_OK)
-        rc = cli_report(&err);
-    else
-        rc = cli_write_buf(&out);
-out:
-    gpuplan_catalog_free(catalog);
-    gpuplan_buf_release(&out);
     free(result);
-    return rc;
+    return cli_run_finish(&run, st);
 }

@@ -3,9 +3,9 @@
  * and per host, the fit verdict and what to change to fit; with a GPU, time,
  * throughput and cloud cost (rendered by the library, as for the HTTP API).
  *
- * Job options come from the library's option table (gpuplan_job_options),
- * which also prints --help. MODEL is a catalog id or a path to a
- * config.json.
+ * Job options are the library's option table (gpuplan_job_options), read
+ * by the same parser as every command's (cli_parse). MODEL is a catalog id,
+ * a Hugging Face Hub id, or a path to a model file or directory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,44 +13,6 @@
 #include "cli.h"
 #include "gpuplan/estimate.h"
 #include "i18n.h"
-
-static void print_help(void)
-{
-    fputs(
-        _("usage: gpuplan estimate MODEL [OPTIONS]\n\n"
-          "Estimate GPU and host memory to fine-tune or serve MODEL (a catalog id, a Hugging Face\n"
-          "Hub id or a path, as for 'gpuplan inspect').\n"
-          "With --gpu, also the step time, tokens/s, MFU and bottleneck (serving: prefill, decode,\n"
-          "time to first token), the time to train --tokens N (or --dataset-tokens N) x --epochs,\n"
-          "and its cloud cost at the catalog's on-demand rate.\n\n"
-          "options:\n"),
-        stdout);
-    for (const struct gpuplan_job_option *o = gpuplan_job_options; o->name; o++) {
-        char left[96];
-        snprintf(left, sizeof left, "--%s %s", o->name, o->arg_name ? o->arg_name : "");
-        printf(_("  %-44s %s (default: %s)\n"), left, _(o->help), _(o->default_text));
-    }
-    fputs(_("  --format text|json                           output format (default: text)\n"
-            "  --catalog DIR                                extra catalog files\n"
-            "  --help                                       this help\n"),
-          stdout);
-}
-
-/*
- * A catalog id (its embedded config.json) or a model path. Files go through
- * the library's loader, which opens with O_NONBLOCK and refuses FIFOs,
- * devices and sockets before reading, so `estimate /path/to/fifo` cannot hang.
- */
-static enum gpuplan_status load_model(struct gpuplan_model *model,
-                                      const char *name,
-                                      const struct gpuplan_catalog *catalog,
-                                      struct gpuplan_error *err)
-{
-    const enum gpuplan_status st = cli_load_model(model, name, catalog, err);
-    if (st == GPUPLAN_OK && !model->id[0])
-        snprintf(model->id, sizeof model->id, "%s", name);
-    return st;
-}
 
 /*
  * --gpu ID[:N] from the catalog, or --gpu local: the GPUs of this machine
@@ -75,66 +37,59 @@ static enum gpuplan_status resolve_gpu(const struct gpuplan_catalog *catalog,
     return GPUPLAN_OK;
 }
 
-int cmd_estimate(int argc, char **argv)
+static int cmd_estimate(int argc, char **argv);
+
+static const struct gpuplan_option common_options[] = {
+    CLI_FORMAT_OPTION(GPUPLAN_RENDER_ESTIMATE_FORMATS),
+    CLI_CATALOG_OPTION,
+    { .name = NULL },
+};
+
+const struct cli_command cli_cmd_estimate = {
+    .name = "estimate",
+    .run = cmd_estimate,
+    .summary = N_("memory per GPU and host to fine-tune or serve a model"),
+    .usage = N_("estimate MODEL [OPTIONS]"),
+    .description =
+        N_("Estimate GPU and host memory to fine-tune or serve MODEL (a catalog id, a Hugging Face "
+           "Hub id or a path, as for 'gpuplan inspect'). With --gpu, also the step time, tokens/s, "
+           "MFU and bottleneck (serving: prefill, decode, time to first token), the time to train "
+           "--tokens N (or --dataset-tokens N) x --epochs, and its cloud cost at the catalog's "
+           "on-demand rate."),
+    .model_arg = "MODEL",
+    .n_positional = 1,
+    .groups = { { N_("options"), gpuplan_job_options, 0 }, { N_("options"), common_options, 0 } },
+};
+
+static int cmd_estimate(int argc, char **argv)
 {
     struct gpuplan_job job;
     gpuplan_job_init(&job);
-    struct gpuplan_error err;
-    gpuplan_error_init(&err);
-    /* The argv -> job parser is the library's, shared with the fuzz target (job_argv.c). */
-    struct gpuplan_job_argv args;
-    if (gpuplan_job_parse_argv(&job, argc, argv, &args, &err) != GPUPLAN_OK) {
-        switch (args.problem) {
-        case GPUPLAN_ARGV_UNEXPECTED_ARGUMENT:
-            return cli_usage_error("estimate", "unexpected argument '%s'", argv[args.bad_index]);
-        case GPUPLAN_ARGV_UNKNOWN_OPTION:
-            return cli_usage_error("estimate", "unknown option '%s'", argv[args.bad_index]);
-        case GPUPLAN_ARGV_MISSING_VALUE:
-            return cli_usage_error("estimate", "option '--%s' needs a value", args.bad_name);
-        case GPUPLAN_ARGV_OK:
-        case GPUPLAN_ARGV_BAD_VALUE:
-            break;
-        }
-        return cli_report(&err);
-    }
-    if (args.help) {
-        print_help();
-        return CLI_OK;
-    }
-    enum gpuplan_format format = GPUPLAN_FORMAT_TEXT;
-    if (args.format && gpuplan_format_parse(args.format, &format, &err) != GPUPLAN_OK)
-        return cli_report(&err);
-    const char *catalog_dir = args.catalog_dir, *model_name = args.positional;
-    if (!model_name)
-        return cli_usage_error("estimate", "missing MODEL");
-
-    int rc = CLI_OK;
-    struct gpuplan_catalog *catalog = NULL;
-    struct gpuplan_model model;
-    struct gpuplan_buf out;
-    struct gpuplan_memory_report *report = calloc(1, sizeof *report);
-    gpuplan_model_init(&model);
-    gpuplan_buf_init(&out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
+    struct cli_common common = { GPUPLAN_FORMAT_TEXT, NULL };
+    (void)gpuplan_options_init(common_options, &common, NULL);
+    struct gpuplan_argv args;
+    void *const dests[] = { &job, &common };
+    int rc = cli_parse(&cli_cmd_estimate, dests, argc, argv, &args);
+    if (rc >= 0)
+        return rc;
+    if (args.n_positional == 0)
+        return cli_missing_model(&cli_cmd_estimate);
+    struct cli_run run;
+    cli_run_init(&run);
+    struct gpuplan_estimate *estimate = calloc(1, sizeof *estimate);
     const struct gpuplan_gpu *gpu = NULL;
     struct gpuplan_gpu local_gpu;
-    if (!report) {
-        gpuplan_error_set(&err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
-        rc = cli_report(&err);
-        goto out;
-    }
-    if (gpuplan_catalog_load(&catalog, catalog_dir, &err) != GPUPLAN_OK ||
-        load_model(&model, model_name, catalog, &err) != GPUPLAN_OK ||
-        resolve_gpu(catalog, &job, &local_gpu, &gpu, &err) != GPUPLAN_OK ||
-        gpuplan_estimate_memory(&model, &job, gpu, report, &err) != GPUPLAN_OK ||
-        gpuplan_render_estimate(&model, &job, gpu, report, format, &out, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    rc = cli_write_buf(&out);
-out:
-    free(report);
-    gpuplan_buf_release(&out);
-    gpuplan_model_release(&model);
-    gpuplan_catalog_free(catalog);
-    return rc;
+    enum gpuplan_status st =
+        estimate ? cli_run_load(&run, common.catalog_dir, args.positional[0])
+                 : gpuplan_error_set(&run.err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    if (st == GPUPLAN_OK && !run.model.id[0]) /* a path: name the model by it */
+        (void)snprintf(run.model.id, sizeof run.model.id, "%s", args.positional[0]);
+    if (st == GPUPLAN_OK)
+        st = resolve_gpu(run.catalog, &job, &local_gpu, &gpu, &run.err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_estimate_run(&run.model, &job, gpu, estimate, &run.err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_render_estimate(estimate, common.format, &run.out, &run.err);
+    free(estimate);
+    return cli_run_finish(&run, st);
 }

@@ -1,58 +1,54 @@
 /*
  * cmd_inspect.c - `gpuplan inspect PATH|NAME`: the exact tensor inventory of
- * a model from a catalog name, config.json, safetensors (single or sharded),
- * GGUF, or a model directory.
+ * a model from a catalog name, a Hugging Face Hub id, config.json,
+ * safetensors (single or sharded), GGUF, or a model directory.
  */
 #include <string.h>
 
 #include "cli.h"
-#include "gpuplan/inspect.h"
-#include "i18n.h"
 
-static const char inspect_help[] =
-    N_("usage: gpuplan inspect MODEL [--format text|json] [--catalog DIR]\n"
-       "\n"
-       "Print a model's architecture, exact parameter counts (total, active per token for\n"
-       "MoE), a breakdown by role, and bytes by dtype on disk, read from headers only.\n"
-       "\n"
-       "MODEL is a catalog id (see 'gpuplan models'), a Hugging Face Hub id (ORG/NAME,\n"
-       "resolved through the catalog's repositories, then the local Hugging Face cache:\n"
-       "$HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; never the\n"
-       "network), or a path to a config.json, a *.safetensors file, a\n"
-       "model.safetensors.index.json, a *.gguf file, or a directory holding config.json\n"
-       "and weights.\n"
-       "\n"
-       "options:\n"
-       "  --format text|json  output format (default text)\n"
-       "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
-       "                      embedded catalog\n"
-       "  -h, --help          show this help\n");
+static const struct gpuplan_option inspect_options[] = {
+    CLI_FORMAT_OPTION(GPUPLAN_RENDER_INSPECT_FORMATS),
+    CLI_CATALOG_OPTION,
+    { .name = NULL },
+};
 
-int cmd_inspect(int argc, char **argv)
+static int cmd_inspect(int argc, char **argv);
+
+const struct cli_command cli_cmd_inspect = {
+    .name = "inspect",
+    .run = cmd_inspect,
+    .summary = N_("exact parameter inventory of a model (catalog, config, safetensors, GGUF)"),
+    .usage = N_("inspect MODEL [OPTIONS]"),
+    .description =
+        N_("Print a model's architecture, exact parameter counts (total, active per token for "
+           "MoE), a breakdown by role, and bytes by dtype on disk, read from headers only.\n\n"
+           "MODEL is a catalog id (see 'gpuplan models'), a Hugging Face Hub id (ORG/NAME, "
+           "resolved through the catalog's repositories, then the local Hugging Face cache: "
+           "$HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; never the "
+           "network), or a path to a config.json, a *.safetensors file, a "
+           "model.safetensors.index.json, a *.gguf file, or a directory holding config.json "
+           "and weights."),
+    .model_arg = "MODEL",
+    .n_positional = 1,
+    .groups = { { N_("options"), inspect_options, 0 } },
+};
+
+static int cmd_inspect(int argc, char **argv)
 {
-    struct cli_common common;
-    const char *model_arg = NULL;
-    int rc = cli_parse_common(argc, argv, "inspect", inspect_help, &common, &model_arg, 1);
+    struct cli_common common = { GPUPLAN_FORMAT_TEXT, NULL };
+    (void)gpuplan_options_init(inspect_options, &common, NULL);
+    struct gpuplan_argv args;
+    void *const dests[] = { &common };
+    const int rc = cli_parse(&cli_cmd_inspect, dests, argc, argv, &args);
     if (rc >= 0)
         return rc;
-    struct gpuplan_error err;
-    gpuplan_error_init(&err);
-    struct gpuplan_catalog *catalog = NULL;
-    struct gpuplan_model model;
-    gpuplan_model_init(&model);
-    struct gpuplan_buf out;
-    gpuplan_buf_init(&out, 0);
-    int exit_code = CLI_OK;
-    if (gpuplan_catalog_load(&catalog, common.catalog_dir, &err) ||
-        cli_load_model(&model, model_arg, catalog, &err) ||
-        gpuplan_render_inspect(&model, common.format == GPUPLAN_FORMAT_JSON, &out, &err)) {
-        exit_code = cli_report(&err);
-        goto out;
-    }
-    exit_code = cli_write_buf(&out);
-out:
-    gpuplan_buf_release(&out);
-    gpuplan_model_release(&model);
-    gpuplan_catalog_free(catalog);
-    return exit_code;
+    if (args.n_positional == 0)
+        return cli_missing_model(&cli_cmd_inspect);
+    struct cli_run run;
+    cli_run_init(&run);
+    enum gpuplan_status st = cli_run_load(&run, common.catalog_dir, args.positional[0]);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_render_inspect(&run.model, common.format, &run.out, &run.err);
+    return cli_run_finish(&run, st);
 }

@@ -1,155 +1,196 @@
 /*
  * cmd_serve.c - `gpuplan serve`: parse the options and run the HTTP service
  * (src/server/server.c). Exit 0 after a clean SIGTERM/SIGINT shutdown.
+ *
+ * The options fill struct server_config through serve_options below, one
+ * entry each; a new option of the service is one more entry (and its field
+ * in server.h).
  */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../server/server.h"
 #include "cli.h"
-#include "i18n.h"
+#include "server.h"
 
-static const char serve_help[] =
-    N_("usage: gpuplan serve [--listen HOST:PORT] [--threads N] [--timeout S] [--catalog DIR]\n"
-       "                     [--header-timeout S] [--body-timeout S] [--max-connections N]\n"
-       "                     [--max-per-ip N] [--log-sample N] [--cors ORIGIN]\n"
-       "\n"
-       "Run the HTTP/JSON service: POST /v1/estimate, /v1/recommend, /v1/tco;\n"
-       "GET /v1/gpus, /v1/models, /healthz, /metrics and the web page at /.\n"
-       "Stops cleanly on SIGTERM or SIGINT after finishing the requests in flight.\n"
-       "\n"
-       "options:\n"
-       "  --listen HOST:PORT  address to bind (default 127.0.0.1:8080; port 0 picks a free\n"
-       "                      port, printed at startup); non-loopback addresses are exposed\n"
-       "                      without authentication\n"
-       "  --threads N         /v1/recommend searches computed at once, the rest wait in\n"
-       "                      order (default 4, 1..256); other requests are computed by\n"
-       "                      the I/O threads, one per CPU\n"
-       "  --timeout S         close connections idle for S seconds (default 10, 1..3600)\n"
-       "  --header-timeout S  close a connection whose request headers are not complete S\n"
-       "                      seconds after it opened or after its last response, however\n"
-       "                      often bytes arrive (default 10, 1..3600)\n"
-       "  --body-timeout S    close a connection whose request body is not complete S seconds\n"
-       "                      after its headers (default 30, 1..3600)\n"
-       "  --max-connections N connections held at once (default 1024, 16..16384); when full,\n"
-       "                      a client address holding fewer than the busiest one still gets in\n"
-       "  --max-per-ip N      connections from one address, IPv6 /64 (default 384,\n"
-       "                      1..--max-connections)\n"
-       "  --log-sample N      access log: one line per N requests, plus every error\n"
-       "                      (default 100; 1 logs every request, 0 errors only)\n"
-       "  --cors ORIGIN       allow the web origin ORIGIN (https://host[:port], or *) to call\n"
-       "                      the API from a browser; without it no CORS header is sent\n"
-       "  --catalog DIR       read gpus.json, platforms.json, models.json from DIR over the\n"
-       "                      embedded catalog\n"
-       "  -h, --help          show this help\n");
+/* The text of a number macro, for the defaults the table parses ("4" for SERVER_DEFAULT_THREADS).
+ */
+#define STR_(x) #x
+#define STR(x)  STR_(x)
 
-/* Strict unsigned in [min, max]: digits only, no sign, no suffix. */
-static int parse_unsigned(const char *text, unsigned min, unsigned max, unsigned *out)
+#define CFG(field) GPUPLAN_OPTION_AT(struct server_config, field)
+
+/* --cors ORIGIN: the server's rule (server_cors_origin_is_valid); the text is borrowed from argv.
+ */
+static enum gpuplan_status parse_cors(void *dest,
+                                      const struct gpuplan_option *opt,
+                                      const char *text,
+                                      struct gpuplan_error *err)
 {
-    if (!text || text[0] < '0' || text[0] > '9')
-        return -1;
-    char *end = NULL;
-    errno = 0;
-    const unsigned long v = strtoul(text, &end, 10);
-    if (errno || *end || v < min || v > max)
-        return -1;
-    *out = (unsigned)v;
-    return 0;
+    if (!server_cors_origin_is_valid(text))
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                 "'--cors' must be an origin such as https://example.org:8443, "
+                                 "or *; got '%s'",
+                                 text);
+    *(const char **)((char *)dest + opt->offset) = text;
+    return GPUPLAN_OK;
 }
 
-/* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"); NULL when missing. */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
+/* Whether the command line gave option `name` (args->given lists each given option). */
+static bool given(const struct gpuplan_argv *args, const char *name)
 {
-    const size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (strcmp(argv[*i], name) == 0 && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
+    for (size_t i = 0; i < args->n_given; i++)
+        if (strcmp(args->given[i]->name, name) == 0)
+            return true;
+    return false;
 }
 
-static int is_option(const char *arg, const char *name)
-{
-    const size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
+static const struct gpuplan_option serve_options[] = {
+    { .name = "listen",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_STRING,
+      CFG(listen),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "HOST:PORT",
+      .help = N_("address to bind (port 0 picks a free port, printed at startup); non-loopback "
+                 "addresses are exposed without authentication"),
+      .default_value = SERVER_DEFAULT_LISTEN,
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "threads",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      CFG(n_threads),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "N",
+      .help = N_("/v1/recommend searches computed at once, the rest wait in order; other "
+                 "requests are computed by the I/O threads, one per CPU"),
+      .default_value = STR(SERVER_DEFAULT_THREADS),
+      .count_min = 1,
+      .count_max = SERVER_MAX_THREADS,
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "timeout",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      CFG(timeout_s),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "S",
+      .help = N_("close connections idle for S seconds"),
+      .default_value = STR(SERVER_DEFAULT_TIMEOUT_S),
+      .count_min = 1,
+      .count_max = SERVER_MAX_TIMEOUT_S,
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "header-timeout",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      CFG(header_timeout_s),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "S",
+      .help = N_("close a connection whose request headers are not complete S seconds after it "
+                 "opened or after its last response, however often bytes arrive"),
+      .default_value = STR(SERVER_DEFAULT_HEADER_TIMEOUT_S),
+      .count_min = 1,
+      .count_max = SERVER_MAX_TIMEOUT_S,
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "body-timeout",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      CFG(body_timeout_s),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "S",
+      .help = N_("close a connection whose request body is not complete S seconds after its "
+                 "headers"),
+      .default_value = STR(SERVER_DEFAULT_BODY_TIMEOUT_S),
+      .count_min = 1,
+      .count_max = SERVER_MAX_TIMEOUT_S,
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "max-connections",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      CFG(max_connections),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "N",
+      .help = N_("connections held at once; when full, a client address holding fewer than the "
+                 "busiest one still gets in"),
+      .default_value = STR(SERVER_DEFAULT_MAX_CONNECTIONS),
+      .count_min = SERVER_MIN_MAX_CONNECTIONS,
+      .count_max = SERVER_MAX_MAX_CONNECTIONS,
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "max-per-ip",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      CFG(max_per_ip),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "N",
+      .help = N_("connections from one address, IPv6 /64; at most --max-connections (a smaller "
+                 "--max-connections lowers the default)"),
+      .default_value = STR(SERVER_DEFAULT_MAX_PER_IP),
+      .count_min = 1,
+      .count_max = SERVER_MAX_MAX_CONNECTIONS,
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "log-sample",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      CFG(log_sample),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "N",
+      .help = N_("access log: one line per N requests, plus every error (1 logs every request, 0 "
+                 "errors only)"),
+      .default_value = STR(SERVER_DEFAULT_LOG_SAMPLE),
+      .count_min = 0,
+      .count_max = SERVER_MAX_LOG_SAMPLE,
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "cors",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_STRING,
+      CFG(cors_origin),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "ORIGIN",
+      .help = N_("allow the web origin ORIGIN (https://host[:port], or *) to call the API from a "
+                 "browser; without it no CORS header is sent"),
+      .parse = parse_cors,
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = "catalog",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_STRING,
+      CFG(catalog_dir),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "DIR",
+      .help = N_("read gpus.json, platforms.json, models.json from DIR over the embedded "
+                 "catalog"),
+      .flags = GPUPLAN_OPTION_CLI_ONLY },
+    { .name = NULL },
+};
 
-int cmd_serve(int argc, char **argv)
+static int cmd_serve(int argc, char **argv);
+
+const struct cli_command cli_cmd_serve = {
+    .name = "serve",
+    .run = cmd_serve,
+    .summary = N_("run the HTTP/JSON service and web page"),
+    .usage = N_("serve [OPTIONS]"),
+    .description = N_("Run the HTTP/JSON service: POST /v1/estimate, /v1/recommend, /v1/tco; GET "
+                      "/v1/gpus, /v1/models, /healthz, /metrics and the web page at /. Stops "
+                      "cleanly on SIGTERM or SIGINT after finishing the requests in flight."),
+    .groups = { { N_("options"), serve_options, 0 } },
+};
+
+static int cmd_serve(int argc, char **argv)
 {
     struct server_config cfg;
-    server_config_init(&cfg);
-    bool has_max_per_ip = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            (void)fputs(_(serve_help), stdout);
-            return CLI_OK;
-        }
-        if (is_option(arg, "--listen")) {
-            cfg.listen = option_value(argc, argv, &i, "--listen");
-            if (!cfg.listen || !cfg.listen[0])
-                return cli_usage_error("serve", "'--listen' needs HOST:PORT");
-        } else if (is_option(arg, "--threads")) {
-            const char *v = option_value(argc, argv, &i, "--threads");
-            if (parse_unsigned(v, 1, SERVER_MAX_THREADS, &cfg.n_threads) != 0)
-                return cli_usage_error("serve", "'--threads' must be an integer in 1..%d; got '%s'",
-                                       SERVER_MAX_THREADS, v ? v : "");
-        } else if (is_option(arg, "--timeout")) {
-            const char *v = option_value(argc, argv, &i, "--timeout");
-            if (parse_unsigned(v, 1, SERVER_MAX_TIMEOUT_S, &cfg.timeout_s) != 0)
-                return cli_usage_error("serve", "'--timeout' must be seconds in 1..%d; got '%s'",
-                                       SERVER_MAX_TIMEOUT_S, v ? v : "");
-        } else if (is_option(arg, "--header-timeout")) {
-            const char *v = option_value(argc, argv, &i, "--header-timeout");
-            if (parse_unsigned(v, 1, SERVER_MAX_TIMEOUT_S, &cfg.header_timeout_s) != 0)
-                return cli_usage_error("serve",
-                                       "'--header-timeout' must be seconds in 1..%d; got '%s'",
-                                       SERVER_MAX_TIMEOUT_S, v ? v : "");
-        } else if (is_option(arg, "--body-timeout")) {
-            const char *v = option_value(argc, argv, &i, "--body-timeout");
-            if (parse_unsigned(v, 1, SERVER_MAX_TIMEOUT_S, &cfg.body_timeout_s) != 0)
-                return cli_usage_error("serve",
-                                       "'--body-timeout' must be seconds in 1..%d; got '%s'",
-                                       SERVER_MAX_TIMEOUT_S, v ? v : "");
-        } else if (is_option(arg, "--max-connections")) {
-            const char *v = option_value(argc, argv, &i, "--max-connections");
-            if (parse_unsigned(v, SERVER_MIN_MAX_CONNECTIONS, SERVER_MAX_MAX_CONNECTIONS,
-                               &cfg.max_connections) != 0)
-                return cli_usage_error(
-                    "serve", "'--max-connections' must be an integer in %d..%d; got '%s'",
-                    SERVER_MIN_MAX_CONNECTIONS, SERVER_MAX_MAX_CONNECTIONS, v ? v : "");
-        } else if (is_option(arg, "--max-per-ip")) {
-            const char *v = option_value(argc, argv, &i, "--max-per-ip");
-            if (parse_unsigned(v, 1, SERVER_MAX_MAX_CONNECTIONS, &cfg.max_per_ip) != 0)
-                return cli_usage_error("serve",
-                                       "'--max-per-ip' must be an integer in 1..%d; got '%s'",
-                                       SERVER_MAX_MAX_CONNECTIONS, v ? v : "");
-            has_max_per_ip = true;
-        } else if (is_option(arg, "--log-sample")) {
-            const char *v = option_value(argc, argv, &i, "--log-sample");
-            if (parse_unsigned(v, 0, SERVER_MAX_LOG_SAMPLE, &cfg.log_sample) != 0)
-                return cli_usage_error("serve",
-                                       "'--log-sample' must be an integer in 0..%d; got '%s'",
-                                       SERVER_MAX_LOG_SAMPLE, v ? v : "");
-        } else if (is_option(arg, "--cors")) {
-            cfg.cors_origin = option_value(argc, argv, &i, "--cors");
-            if (!server_cors_origin_is_valid(cfg.cors_origin))
-                return cli_usage_error("serve",
-                                       "'--cors' must be an origin such as "
-                                       "https://example.org:8443, or *; got '%s'",
-                                       cfg.cors_origin ? cfg.cors_origin : "");
-        } else if (is_option(arg, "--catalog")) {
-            cfg.catalog_dir = option_value(argc, argv, &i, "--catalog");
-            if (!cfg.catalog_dir || !cfg.catalog_dir[0])
-                return cli_usage_error("serve", "'--catalog' needs a directory");
-        } else {
-            return cli_usage_error("serve", "unknown option '%s'", arg);
-        }
-    }
+    memset(&cfg, 0, sizeof cfg);
+    (void)gpuplan_options_init(serve_options, &cfg, NULL);
+    cfg.log = stderr;
+    struct gpuplan_argv args;
+    void *const dests[] = { &cfg };
+    const int rc = cli_parse(&cli_cmd_serve, dests, argc, argv, &args);
+    if (rc >= 0)
+        return rc;
+    if (!cfg.listen[0])
+        return cli_usage_error("serve", "'--listen' needs HOST:PORT");
+    if (cfg.catalog_dir && !cfg.catalog_dir[0])
+        return cli_usage_error("serve", "'--catalog' needs a directory");
     if (cfg.max_per_ip > cfg.max_connections) {
-        if (has_max_per_ip)
+        if (given(&args, "max-per-ip"))
             return cli_usage_error("serve",
                                    "'--max-per-ip' (%u) must not exceed '--max-connections' (%u)",
                                    cfg.max_per_ip, cfg.max_connections);

@@ -1,10 +1,12 @@
 /*
  * cmd_tco.c - `gpuplan tco`: own vs rent for a GPU server.
  *
- * Every cost input of cost.h is a flag (--gpu-price, --power-price, ...),
- * parsed strictly (finite number, unit range checked by the library). The
- * catalog gives GPU price, cloud rate, TDP and the platform; the rest are the
- * stated assumptions of docs/tco.md, shown in the output.
+ * The options are the tco request's (gpuplan_tco_options: --gpu,
+ * --platform) and one flag per cost input (gpuplan_cost_options:
+ * --gpu-price, --power-price, ...), each a number whose range the library
+ * checks in the input's unit. The catalog gives GPU price, cloud rate, TDP
+ * and the platform; the rest are the stated assumptions of docs/tco.md,
+ * shown in the output.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,202 +16,65 @@
 #include "cli.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/render.h"
-#include "i18n.h"
+#include "gpuplan/request.h"
 
-static const char tco_help[] =
-    N_("usage: gpuplan tco --gpu ID:N [options]\n"
-       "\n"
-       "Monthly cost of owning vs renting N GPUs, break-even in months at your use,\n"
-       "break-even hours per day over the depreciation period, and the cumulative cost.\n"
-       "\n"
-       "options:\n"
-       "  --gpu ID:N              catalog GPU id and count (required), e.g. h100-sxm:8\n"
-       "  --platform ID           catalog server platform (default: the GPU's first)\n"
-       "  --hours-per-day H       hours of use per day (default 8)\n"
-       "  --years Y               depreciation period, 1..10 (default 3)\n"
-       "  --cloud-price USD       on-demand USD per GPU-hour (default: catalog)\n"
-       "  --gpu-price USD         purchase price per GPU (default: catalog)\n"
-       "  --platform-price USD    server without GPUs (default: catalog or assumption)\n"
-       "  --ram-price USD         extra RAM per server (default 0)\n"
-       "  --nvme-price USD        extra NVMe per server (default 0)\n"
-       "  --network-price USD     network per server (default: 0 for one server)\n"
-       "  --gpu-tdp W             board power per GPU (default: catalog)\n"
-       "  --load F                fraction of TDP drawn in use (default 0.8)\n"
-       "  --platform-power W      server power without GPUs, in use (default 3000 SXM / 1000)\n"
-       "  --idle-power W          server power when not in use\n"
-       "  --pue F                 facility PUE (default 1.4)\n"
-       "  --power-price USD_PER_KWH  electricity (default 0.12)\n"
-       "  --maintenance F         fraction of capex per year (default 0.10)\n"
-       "  --colocation USD        per server per year (default $100 per kW-month of IT load)\n"
-       "  --format text|json|html output format (default text)\n"
-       "  --catalog DIR           add or replace catalog records from DIR\n"
-       "  --help                  show this help\n");
-
-struct tco_args {
-    const char *gpu;
-    const char *platform;
-    const char *catalog_dir;
-    enum gpuplan_format format;
-    bool set[GPUPLAN_COST_INPUT_COUNT];
-    double value[GPUPLAN_COST_INPUT_COUNT];
+static const struct gpuplan_option common_options[] = {
+    CLI_FORMAT_OPTION(GPUPLAN_RENDER_TCO_FORMATS),
+    CLI_CATALOG_OPTION,
+    { .name = NULL },
 };
 
-/* "--name value" or "--name=value"; returns the value or NULL when argv[*i] is another option. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    const char *arg = argv[*i];
-    const size_t n = strlen(name);
-    *missing = false;
-    if (strncmp(arg, "--", 2) != 0 || strncmp(arg + 2, name, n) != 0)
-        return NULL;
-    if (arg[2 + n] == '=')
-        return arg + 3 + n;
-    if (arg[2 + n] != 0)
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
+static int cmd_tco(int argc, char **argv);
 
-static int parse_args(int argc, char **argv, struct tco_args *a)
-{
-    struct gpuplan_error err;
-    gpuplan_error_init(&err);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(_(tco_help), stdout);
-            return CLI_OK;
-        }
-        bool missing = false;
-        const char *v = NULL;
-        if ((v = opt_value(argc, argv, &i, "gpu", &missing))) {
-            a->gpu = v;
-            continue;
-        }
-        if (!missing && (v = opt_value(argc, argv, &i, "platform", &missing))) {
-            a->platform = v;
-            continue;
-        }
-        if (!missing && (v = opt_value(argc, argv, &i, "catalog", &missing))) {
-            a->catalog_dir = v;
-            continue;
-        }
-        if (!missing && (v = opt_value(argc, argv, &i, "format", &missing))) {
-            if (gpuplan_format_parse(v, &a->format, &err) != GPUPLAN_OK)
-                return cli_usage_error("tco", "%s", err.message);
-            if (a->format != GPUPLAN_FORMAT_TEXT && a->format != GPUPLAN_FORMAT_JSON &&
-                a->format != GPUPLAN_FORMAT_HTML)
-                return cli_usage_error("tco",
-                                       "'--format %s' is not supported; use text, json or html", v);
-            continue;
-        }
-        bool matched = false;
-        for (int k = 0; k < GPUPLAN_COST_INPUT_COUNT && !missing && !matched; k++) {
-            const char *flag = gpuplan_cost_input_flag((enum gpuplan_cost_input)k);
-            if (!(v = opt_value(argc, argv, &i, flag, &missing)))
-                continue;
-            matched = true;
-            if (!gpuplan_parse_double(v, &a->value[k]))
-                return cli_usage_error("tco", "'--%s' needs a number, got '%s'", flag, v);
-            a->set[k] = true;
-        }
-        if (missing)
-            return cli_usage_error("tco", "option '%s' needs a value", argv[i]);
-        if (!matched)
-            return cli_usage_error("tco", "unknown option '%s'", argv[i]);
-    }
-    if (!a->gpu)
-        return cli_usage_error("tco", "'--gpu ID:N' is required");
-    return -1;
-}
+const struct cli_command cli_cmd_tco = {
+    .name = "tco",
+    .run = cmd_tco,
+    .summary = N_("monthly cost of owning vs renting GPUs, and break-even"),
+    .usage = N_("tco --gpu ID:N [OPTIONS]"),
+    .description = N_("Monthly cost of owning vs renting N GPUs, break-even in months at your use, "
+                      "break-even hours per day over the depreciation period, and the cumulative "
+                      "cost."),
+    .groups = { { N_("options"), gpuplan_tco_options, 0 },
+                { N_("options"), gpuplan_cost_options, 0 },
+                { N_("options"), common_options, 0 } },
+};
 
-/* "h100-sxm:8" -> id and count (count 1 when absent). */
-static int split_gpu(const char *text, char *id, size_t id_size, uint32_t *count)
+static int cmd_tco(int argc, char **argv)
 {
-    const char *colon = strchr(text, ':');
-    const size_t len = colon ? (size_t)(colon - text) : strlen(text);
-    if (len == 0 || len >= id_size)
-        return cli_usage_error("tco", "'--gpu %s' is not ID:N", text);
-    memcpy(id, text, len);
-    id[len] = 0;
-    *count = 1;
-    if (colon) {
-        uint64_t n = 0;
-        if (!gpuplan_parse_count(colon + 1, &n) || n < 1 || n > 100000)
-            return cli_usage_error("tco", "GPU count '%s' in '--gpu %s' must be 1..100000",
-                                   colon + 1, text);
-        *count = (uint32_t)n;
-    }
-    return -1;
-}
-
-int cmd_tco(int argc, char **argv)
-{
-    struct tco_args a;
-    memset(&a, 0, sizeof a);
-    a.format = GPUPLAN_FORMAT_TEXT;
-    int rc = parse_args(argc, argv, &a);
+    struct gpuplan_tco_request req;
+    gpuplan_tco_request_init(&req);
+    struct cli_common common = { GPUPLAN_FORMAT_TEXT, NULL };
+    (void)gpuplan_options_init(common_options, &common, NULL);
+    struct gpuplan_argv args;
+    void *const dests[] = { &req, &req.overrides, &common };
+    int rc = cli_parse(&cli_cmd_tco, dests, argc, argv, &args);
     if (rc >= 0)
         return rc;
-    char gpu_id[64];
-    uint32_t n_gpus = 0;
-    rc = split_gpu(a.gpu, gpu_id, sizeof gpu_id, &n_gpus);
-    if (rc >= 0)
-        return rc;
-
     struct gpuplan_error err;
     gpuplan_error_init(&err);
-    struct gpuplan_catalog *catalog = NULL;
-    struct gpuplan_buf out;
-    gpuplan_buf_init(&out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
-    rc = CLI_OK;
-    if (gpuplan_catalog_load(&catalog, a.catalog_dir, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    const struct gpuplan_gpu *gpu = NULL;
-    if (gpuplan_catalog_get_gpu(catalog, gpu_id, &gpu, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
-    }
-    const struct gpuplan_platform *platform = NULL;
-    const char *platform_id =
-        a.platform ? a.platform : (gpu->n_platforms ? gpu->platforms[0] : NULL);
-    if (platform_id) {
-        platform = gpuplan_catalog_find_platform(catalog, platform_id);
-        if (!platform && a.platform) {
-            rc = cli_usage_error("tco", "unknown platform '%s'", a.platform);
-            goto out;
-        }
-    }
+    /* --gpu ID:N is required and split after parsing: a usage error of the command line. */
+    if (gpuplan_tco_request_split_gpu(&req, &err) != GPUPLAN_OK)
+        return cli_usage_error("tco", "%s", err.message);
+    struct cli_run run;
+    cli_run_init(&run);
     struct gpuplan_cost_inputs in;
-    if (gpuplan_cost_inputs_init(&in, gpu, n_gpus, platform, &err) != GPUPLAN_OK) {
-        rc = cli_report(&err);
-        goto out;
+    enum gpuplan_tco_field field = GPUPLAN_TCO_FIELD_NONE;
+    enum gpuplan_cost_input input = GPUPLAN_COST_GPU_PRICE;
+    enum gpuplan_status st = cli_run_load(&run, common.catalog_dir, NULL);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_tco_request_inputs(run.catalog, &req, &in, &field, &input, &run.err);
+    if (st != GPUPLAN_OK && field == GPUPLAN_TCO_FIELD_PLATFORM) {
+        cli_run_release(&run);
+        return cli_usage_error("tco", "unknown platform '%s'", req.platform_id);
     }
-    for (int k = 0; k < GPUPLAN_COST_INPUT_COUNT; k++) {
-        if (a.set[k] && gpuplan_cost_inputs_set(&in, (enum gpuplan_cost_input)k, a.value[k],
-                                                &err) != GPUPLAN_OK) {
-            rc = cli_report(&err);
-            goto out;
-        }
-    }
-    struct gpuplan_tco *tco = malloc(sizeof *tco);
-    if (!tco) {
-        perror(_("gpuplan: error"));
-        rc = CLI_RUN_ERROR;
-        goto out;
-    }
-    if (gpuplan_tco_compute(&in, tco, &err) != GPUPLAN_OK ||
-        gpuplan_render_tco(&in, tco, a.format, &out, &err) != GPUPLAN_OK)
-        rc = cli_report(&err);
-    else
-        rc = cli_write_buf(&out);
+    /* struct gpuplan_tco holds two 121-point series: on the heap. */
+    struct gpuplan_tco *tco = st == GPUPLAN_OK ? malloc(sizeof *tco) : NULL;
+    if (st == GPUPLAN_OK && !tco)
+        st = gpuplan_error_set(&run.err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    if (st == GPUPLAN_OK)
+        st = gpuplan_tco_compute(&in, tco, &run.err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_render_tco(&in, tco, common.format, &run.out, &run.err);
     free(tco);
-out:
-    gpuplan_buf_release(&out);
-    gpuplan_catalog_free(catalog);
-    return rc;
+    return cli_run_finish(&run, st);
 }

@@ -1,9 +1,9 @@
 /*
  * complete.c - `gpuplan __complete WORD... CURRENT`: the candidates for the
  * word being completed, one per line, for the bash and zsh completion
- * scripts (completions/), which call it at every TAB. Doing the work in the
- * binary keeps completion in step with the option tables and the embedded
- * catalog without regenerating the scripts.
+ * scripts (completions/), which call it at every TAB. The candidates come
+ * from the command descriptions and option tables (cli.h) and the embedded
+ * catalog, so completion never falls out of step with --help.
  *
  * The words are those after "gpuplan", up to and including the current one
  * (possibly ""). bash splits "--gpu=h1" into "--gpu" "=" "h1"; both forms
@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpuplan/job.h"
-#include "helpdoc.h"
-#include "i18n.h"
+#include "cli.h"
 
 enum { COMPLETE_WORDS = 0, COMPLETE_FILES = 1 };
 
@@ -28,41 +26,34 @@ static size_t offer(const char *candidate, const char *prefix)
     return 1;
 }
 
-static const struct cli_command *find_command(const char *name)
-{
-    size_t n = 0;
-    const struct cli_command *cmds = cli_commands(&n);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(cmds[i].name, name) == 0)
-            return &cmds[i];
-    return NULL;
-}
-
-/* The argument name a global option takes ("en|ru" for --lang), or NULL. */
-static const char *global_arg(const char *word)
+/* The global option `word` names ("--lang"), or NULL. */
+static const struct cli_global_option *find_global(const char *word)
 {
     size_t n = 0;
     const struct cli_global_option *globals = cli_global_options(&n);
     for (size_t i = 0; i < n; i++) {
         const char *long_name = strstr(globals[i].names, "--");
         if (long_name && strcmp(long_name, word) == 0)
-            return globals[i].arg;
+            return &globals[i];
     }
     return NULL;
 }
 
-/* The argument name option `word` of `doc` takes, NULL for flags and unknown words. */
-static const char *option_arg(const struct helpdoc_command *doc, const char *word)
+/* The option "--name" of `cmd` as its --help lists it (first group that has it), or NULL. */
+static const struct gpuplan_option *find_option(const struct cli_command *cmd, const char *word)
 {
-    const char *arg = global_arg(word);
-    if (arg || !doc || strncmp(word, "--", 2) != 0)
-        return arg;
-    const struct helpdoc_option *opt = helpdoc_find_option(doc, word + 2);
-    return opt && opt->arg[0] ? opt->arg : NULL;
+    if (!cmd || strncmp(word, "--", 2) != 0)
+        return NULL;
+    for (size_t g = 0; g < CLI_MAX_GROUPS && cmd->groups[g].options; g++) {
+        const struct gpuplan_option *o = gpuplan_options_find(cmd->groups[g].options, word + 2);
+        if (o && strcmp(o->name, word + 2) == 0)
+            return (o->flags & cmd->groups[g].refuse) ? NULL : o;
+    }
+    return NULL;
 }
 
 /* Offer the embedded catalog's GPU, platform or model ids; returns how many matched. */
-static size_t offer_catalog_ids(const char *option, const char *prefix)
+static size_t offer_catalog_ids(const char *what, const char *prefix)
 {
     struct gpuplan_catalog *catalog = NULL;
     struct gpuplan_error err;
@@ -70,10 +61,10 @@ static size_t offer_catalog_ids(const char *option, const char *prefix)
     size_t n = 0;
     if (gpuplan_catalog_load(&catalog, NULL, &err) != GPUPLAN_OK)
         return 0;
-    if (strcmp(option, "gpu") == 0) {
+    if (strcmp(what, "gpu") == 0) {
         for (size_t i = 0; i < gpuplan_catalog_n_gpus(catalog); i++)
             n += offer(gpuplan_catalog_gpu_at(catalog, i)->id, prefix);
-    } else if (strcmp(option, "platform") == 0) {
+    } else if (strcmp(what, "platform") == 0) {
         for (size_t i = 0; i < gpuplan_catalog_n_platforms(catalog); i++)
             n += offer(gpuplan_catalog_platform_at(catalog, i)->id, prefix);
     } else {
@@ -84,58 +75,70 @@ static size_t offer_catalog_ids(const char *option, const char *prefix)
     return n;
 }
 
-/* Values of "--option": catalog ids, the job table's choices, or "a|b|c" from the help. */
-static int offer_values(const char *option, const char *arg, const char *prefix)
+/* "en|ru": offer each word. */
+static void offer_words(const char *words, const char *prefix)
 {
-    if (strcmp(option, "gpu") == 0 || strcmp(option, "platform") == 0) {
-        offer_catalog_ids(option, prefix);
-        return COMPLETE_WORDS;
-    }
-    for (const struct gpuplan_job_option *o = gpuplan_job_options; o->name; o++) {
-        if (strcmp(o->name, option) == 0 && o->type == GPUPLAN_OPT_CHOICE && o->choices) {
-            for (const char *const *c = o->choices; *c; c++)
-                offer(*c, prefix);
-            return COMPLETE_WORDS;
-        }
-    }
-    if (strstr(arg, "DIR") || strstr(arg, "PATH") || strstr(arg, "FILE"))
-        return COMPLETE_FILES;
-    if (!strchr(arg, '|'))
-        return COMPLETE_WORDS; /* a number or free text: nothing to offer */
-    /* "text|json|html": offer the lowercase words; skip "gguf-TYPE" and "...". */
-    for (const char *p = arg; *p;) {
+    for (const char *p = words; *p;) {
         const size_t n = strcspn(p, "|");
         char word[64];
         snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), p);
-        bool plain = word[0] != '\0' && !strstr(word, "...");
-        for (const char *c = word; *c; c++)
-            if (*c >= 'A' && *c <= 'Z')
-                plain = false;
-        if (plain)
-            offer(word, prefix);
+        offer(word, prefix);
         p += n + (p[n] ? 1 : 0);
     }
-    return COMPLETE_WORDS;
 }
 
-static void offer_options(const struct helpdoc_command *doc, const char *prefix)
+/* Values of option `opt`: catalog ids, its choices, or file names for a DIR, PATH or FILE. */
+static int offer_values(const struct gpuplan_option *opt, const char *prefix)
+{
+    if (strcmp(opt->name, "gpu") == 0 || strcmp(opt->name, "platform") == 0) {
+        offer_catalog_ids(opt->name, prefix);
+        return COMPLETE_WORDS;
+    }
+    if (opt->kind == GPUPLAN_OPTION_CHOICE) {
+        for (size_t i = 0; opt->choices[i]; i++) {
+            if (gpuplan_option_lists_choice(opt, i))
+                offer(opt->choices[i], prefix);
+        }
+        return COMPLETE_WORDS;
+    }
+    const char *arg = opt->arg ? opt->arg : "";
+    if (strstr(arg, "DIR") || strstr(arg, "PATH") || strstr(arg, "FILE"))
+        return COMPLETE_FILES;
+    return COMPLETE_WORDS; /* a number or free text: nothing to offer */
+}
+
+static void offer_options(const struct cli_command *cmd, const char *prefix)
 {
     size_t n = 0;
     const struct cli_global_option *globals = cli_global_options(&n);
     for (size_t i = 0; i < n; i++) {
         const char *long_name = strstr(globals[i].names, "--");
-        if (long_name && (!doc || !helpdoc_find_option(doc, long_name + 2)))
+        if (long_name && (!cmd || strcmp(long_name, "--help") != 0))
             offer(long_name, prefix);
     }
-    for (size_t i = 0; doc && i < doc->n_options; i++)
-        if (doc->options[i].long_name[0]) {
-            char name[64];
-            snprintf(name, sizeof name, "--%s", doc->options[i].long_name);
-            offer(name, prefix);
+    for (size_t g = 0; cmd && g < CLI_MAX_GROUPS && cmd->groups[g].options; g++) {
+        for (const struct gpuplan_option *o = cmd->groups[g].options; o->name; o++) {
+            char name[80];
+            snprintf(name, sizeof name, "--%s", o->name);
+            if (find_option(cmd, name) == o)
+                offer(name, prefix);
         }
+    }
+    if (cmd)
+        offer("--help", prefix);
 }
 
-static int complete(char **words, int n_words, struct helpdoc_command *doc)
+/* Whether `word` takes the next word as its value (a global or `cmd`'s option). */
+static bool takes_value(const struct cli_command *cmd, const char *word)
+{
+    const struct cli_global_option *g = find_global(word);
+    if (g)
+        return g->arg != NULL;
+    const struct gpuplan_option *o = find_option(cmd, word);
+    return o && o->kind != GPUPLAN_OPTION_FLAG;
+}
+
+static int complete(char **words, int n_words)
 {
     const char *cur = n_words > 0 ? words[n_words - 1] : "";
     const char *prev = n_words > 1 ? words[n_words - 2] : "";
@@ -148,35 +151,37 @@ static int complete(char **words, int n_words, struct helpdoc_command *doc)
     }
     /* The command is the first word that is neither an option nor an option's value. */
     const struct cli_command *cmd = NULL;
-    bool have_doc = false;
     for (int i = 0; i < n_words - 1 && !cmd; i++) {
         if (words[i][0] == '-' || strcmp(words[i], "=") == 0) {
-            if (global_arg(words[i]) && i + 1 < n_words - 1)
+            const struct cli_global_option *g = find_global(words[i]);
+            if (g && g->arg && i + 1 < n_words - 1)
                 i += strcmp(words[i + 1], "=") == 0 ? 2 : 1;
             continue;
         }
-        cmd = find_command(words[i]);
+        cmd = cli_find_command(words[i]);
         if (!cmd)
             return COMPLETE_WORDS; /* an unknown command: nothing sensible to offer */
     }
-    if (cmd)
-        have_doc = helpdoc_describe(cmd, doc) == 0;
-    const struct helpdoc_command *d = have_doc ? doc : NULL;
-    const char *arg = prev[0] == '-' ? option_arg(d, prev) : NULL;
-    if (arg)
-        return offer_values(prev + 2, arg, cur);
+    if (prev[0] == '-' && takes_value(cmd, prev)) {
+        const struct cli_global_option *g = find_global(prev);
+        if (g) {
+            offer_words(g->arg, cur);
+            return COMPLETE_WORDS;
+        }
+        return offer_values(find_option(cmd, prev), cur);
+    }
     if (cur[0] == '-') {
-        offer_options(d, cur);
+        offer_options(cmd, cur);
         return COMPLETE_WORDS;
     }
     if (!cmd) {
         size_t n = 0;
-        const struct cli_command *cmds = cli_commands(&n);
+        const struct cli_command *const *cmds = cli_commands(&n);
         for (size_t i = 0; i < n; i++)
-            offer(cmds[i].name, cur);
+            offer(cmds[i]->name, cur);
         return COMPLETE_WORDS;
     }
-    if (d && d->takes_model) {
+    if (cmd->model_arg) {
         /* A catalog id, else a config.json path. */
         return offer_catalog_ids("model", cur) ? COMPLETE_WORDS : COMPLETE_FILES;
     }
@@ -185,15 +190,11 @@ static int complete(char **words, int n_words, struct helpdoc_command *doc)
 
 int cmd_complete(int argc, char **argv)
 {
-    cli_i18n_init("en"); /* the help texts are parsed, so read them untranslated */
-    struct helpdoc_command *doc = calloc(1, sizeof *doc);
-    if (!doc)
-        return COMPLETE_WORDS;
+    cli_i18n_init("en");
     int first = 1;
     if (first < argc && strcmp(argv[first], "--") == 0)
         first++;
-    const int rc = complete(argv + first, argc - first, doc);
-    free(doc);
+    const int rc = complete(argv + first, argc - first);
     fflush(stdout);
     return rc;
 }

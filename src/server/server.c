@@ -1128,7 +1128,7 @@ static void free_models(struct server *srv)
 
 /*
  * POST /v1/estimate: body -> job (gpuplan_job_from_json), model and GPU by
- * catalog id, gpuplan_estimate_memory, then the JSON renderer the CLI's
+ * catalog id, gpuplan_estimate_run, then the JSON renderer the CLI's
  * `gpuplan estimate --format json` uses.
  */
 static enum gpuplan_status post_estimate(const struct server *srv,
@@ -1142,8 +1142,8 @@ static enum gpuplan_status post_estimate(const struct server *srv,
     char model_id[GPUPLAN_REQUEST_MODEL_MAX] = "";
     if (gpuplan_job_from_json(&job, body, len, model_id, sizeof model_id, err) != GPUPLAN_OK)
         return err->code;
-    struct gpuplan_memory_report *report = calloc(1, sizeof *report);
-    if (!report)
+    struct gpuplan_estimate *estimate = calloc(1, sizeof *estimate);
+    if (!estimate)
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, "", "out of memory");
     struct gpuplan_model scratch;
     gpuplan_model_init(&scratch);
@@ -1156,11 +1156,11 @@ static enum gpuplan_status post_estimate(const struct server *srv,
             (void)snprintf(err->where, sizeof err->where, "$.gpu");
     }
     if (st == GPUPLAN_OK)
-        st = gpuplan_estimate_memory(model, &job, gpu, report, err);
+        st = gpuplan_estimate_run(model, &job, gpu, estimate, err);
     if (st == GPUPLAN_OK)
-        st = gpuplan_render_estimate(model, &job, gpu, report, GPUPLAN_FORMAT_JSON, out, err);
+        st = gpuplan_render_estimate(estimate, GPUPLAN_FORMAT_JSON, out, err);
     gpuplan_model_release(&scratch);
-    free(report);
+    free(estimate);
     return st;
 }
 

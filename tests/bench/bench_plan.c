@@ -13,6 +13,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/render.h"
 
 #define N_RUNS 5
 

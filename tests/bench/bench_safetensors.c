@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "formats/safetensors_internal.h"
 #include "gpuplan/buf.h"
 #include "gpuplan/model.h"
-#include "formats/safetensors_internal.h"
 
 #define N_TENSORS 100000
 #define N_RUNS    15

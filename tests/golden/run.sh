@@ -1,8 +1,10 @@
 #!/bin/sh
-# Golden CLI tests (zstd cli-tests style). Each case is tests/golden/cli/NAME.cmd,
-# one shell line run from the repository root with $GPUPLAN set to the binary
-# and $FIXTURES to tests/fixtures; its stdout, stderr and exit code are compared with
-# NAME.stdout, NAME.stderr, NAME.exit. GOLDEN_UPDATE=1 rewrites them.
+# Golden CLI tests (zstd cli-tests style). Each case is
+# tests/golden/cli/COMMAND/NAME.cmd (grouped by the command it runs; main/ for
+# the global ones), one shell line run from the repository root with $GPUPLAN
+# set to the binary and $FIXTURES to tests/fixtures; its stdout, stderr and
+# exit code are compared with NAME.stdout, NAME.stderr, NAME.exit.
+# GOLDEN_UPDATE=1 (`make golden-update`) rewrites them.
 # Ends with "golden: N passed, N failed".
 set -u
 BUILD=${BUILD:-build}
@@ -10,15 +12,15 @@ GPUPLAN=$(pwd)/$BUILD/gpuplan
 FIXTURES=tests/fixtures
 export GPUPLAN FIXTURES BUILD
 export LC_ALL=C LANG=C
-unset LANGUAGE LC_MESSAGES
+unset LANGUAGE LC_MESSAGES COLUMNS
 pass=0
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for cmd in tests/golden/cli/*.cmd; do
+for cmd in tests/golden/cli/*/*.cmd; do
     [ -e "$cmd" ] || continue
     base=${cmd%.cmd}
-    name=$(basename "$base")
+    name=${base#tests/golden/cli/}
     sh -c "$(cat "$cmd")" >"$tmp/out" 2>"$tmp/err"
     echo $? >"$tmp/exit"
     if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then

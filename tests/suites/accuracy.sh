@@ -15,16 +15,12 @@
 #    (regenerate with `make intervals`).
 # The issue's targets (out-of-sample median <= 8 %, p90 <= 20 %, coverage >=
 # 80 %) are printed as notes; `make accuracy` reports them.
-set -u
-BUILD=${BUILD:-build}
+. "$(dirname "$0")/../lib/suite.sh"
 REG_MEDIAN=${REG_MEDIAN:-14.0}
 REG_P90=${REG_P90:-36.0}
 REG_COVERAGE=${REG_COVERAGE:-60.0}
-if ! make --no-print-directory -s BUILD="$BUILD" SAN="${SAN:-}" "$BUILD/tools/accuracy" >/dev/null 2>&1; then
-    echo "suite: cannot build $BUILD/tools/accuracy"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
+make --no-print-directory -s BUILD="$BUILD" SAN="${SAN:-}" "$BUILD/tools/accuracy" >/dev/null 2>&1 ||
+    abort "cannot build $BUILD/tools/accuracy"
 csv=validation/measurements.csv
 "$BUILD/tools/accuracy" --csv "$csv" --target-median 8 --target-p90 20 --target-coverage 80 2>&1 |
     grep -E '^  (in sample|OUT OF SAMPLE|  rows of the)|^coverage|^target:' | sed 's/^ */note: /'

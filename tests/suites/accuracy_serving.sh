@@ -10,20 +10,14 @@
 #    validation/serving.md), TPOT median <= REG_TPOT_MEDIAN (today 5.4 %
 #    over 10 rows). Tighten these when the model improves; never loosen them.
 # Every usable row must also be predicted without an error.
-set -u
-BUILD=${BUILD:-build}
+. "$(dirname "$0")/../lib/suite.sh"
 REG_KV_MEDIAN=${REG_KV_MEDIAN:-1.5}
 REG_KV_P90=${REG_KV_P90:-9.0}
 REG_TPOT_MEDIAN=${REG_TPOT_MEDIAN:-6.0}
 tool=$BUILD/tools/accuracy_serving
 csv=validation/serving.csv
-if ! make --no-print-directory -s BUILD="$BUILD" SAN="${SAN:-}" "$tool" >/dev/null 2>&1; then
-    echo "suite: cannot build $tool"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-passed=0
-failed=0
+make --no-print-directory -s BUILD="$BUILD" SAN="${SAN:-}" "$tool" >/dev/null 2>&1 ||
+    abort "cannot build $tool"
 run() { # label, args...
     label=$1
     shift
@@ -32,14 +26,13 @@ run() { # label, args...
     echo "$out" | grep '^suite:' | sed "s/^suite: /suite: $label: /"
     p=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
     f=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-    passed=$((passed + ${p:-0}))
-    failed=$((failed + ${f:-1}))
-    if [ "$rc" != 0 ] && [ "${f:-1}" = 0 ]; then failed=$((failed + 1)); fi
+    pass=$((pass + ${p:-0}))
+    fail=$((fail + ${f:-1}))
+    if [ "$rc" != 0 ] && [ "${f:-1}" = 0 ]; then fail=$((fail + 1)); fi
     [ "$rc" = 0 ] || echo "$out"
 }
 run "issue 17 target (vLLM rows)" --engine vllm --max-kv-median 3 --max-kv-p90 8
 run "regression gate" --max-kv-median "$REG_KV_MEDIAN" --max-kv-p90 "$REG_KV_P90" \
     --max-tpot-median "$REG_TPOT_MEDIAN"
 "$tool" --csv "$csv" | sed -n '/^metric/,/^$/{/^$/d;p;}' | sed 's/^/note: /'
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

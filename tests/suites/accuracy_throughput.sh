@@ -12,23 +12,14 @@
 #  - validation/intervals-throughput.csv must equal what the tool computes now.
 # The issue's targets (out-of-sample median <= 15 %, coverage >= 80 %) are
 # printed as notes. Uses the binaries of $BUILD (built by `make check`).
-set -u
-BUILD=${BUILD:-build}
+. "$(dirname "$0")/../lib/suite.sh"
 REG_MEDIAN=${REG_MEDIAN:-0.28}
 REG_P90=${REG_P90:-1.30}
 REG_COVERAGE=${REG_COVERAGE:-0.70}
 tool=$BUILD/tools/accuracy_throughput
 csv=validation/measurements.csv
-if [ ! -x "$tool" ]; then
-    echo "suite: accuracy_throughput: $tool not built"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-if [ ! -f "$csv" ]; then
-    echo "note: $csv missing; throughput accuracy not scored"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
+[ -x "$tool" ] || abort "accuracy_throughput: $tool not built"
+[ -f "$csv" ] || abort "$csv missing; throughput accuracy not scored"
 "$tool" --csv "$csv" --target-median 0.15 --target-coverage 0.80 2>&1 |
     grep -E '^  (library constants|in sample|OUT OF SAMPLE|  rows of the)|^coverage|^target:' |
     sed 's/^ */note: /'

@@ -12,22 +12,8 @@
 # 2. 8 parallel HTTP requests per endpoint to an 8-thread server: all 8
 #    bodies equal each other and the CLI's --format json.
 # Ends with "N passed, N failed".
-set -u
-BUILD=${BUILD:-build}
-GPUPLAN=$(pwd)/$BUILD/gpuplan
-FIXTURES=tests/fixtures
 . "$(dirname "$0")/../lib/server_suite.sh"
-cleanup() {
-    stop_server
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-[ -x "$GPUPLAN" ] || {
-    bad "no binary at $GPUPLAN"
-    echo "$pass passed, $fail failed"
-    exit 1
-}
+need_binary
 unset LANGUAGE LC_MESSAGES LC_NUMERIC LC_ALL LANG
 
 # ---- locales ---------------------------------------------------------------------------------
@@ -154,5 +140,4 @@ else
     parallel "http recommend" recommend '{"model": "llama-3.1-8b", "method": "qlora", "tokens": "100M", "top": 3}' \
         recommend llama-3.1-8b --method qlora --tokens 100M --top 3
 fi
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

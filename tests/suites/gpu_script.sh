@@ -3,29 +3,12 @@
 # --dry-run lists the grid from the fixture configs (no torch needed), a
 # filter narrows the grid, and a missing config directory is an error.
 # Skips (0 passed, 0 failed) when python3 is not installed.
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/suite.sh"
 script=$root/validation/gpu/measure.py
-passed=0
-failed=0
-ok() {
-    passed=$((passed + 1))
-    echo "ok $1"
-}
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL $1"
-}
 
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "note: python3 not found; gpu_script checks skipped"
-    echo "0 passed, 0 failed"
-    exit 0
-fi
+command -v python3 >/dev/null 2>&1 || skip "python3 not found; gpu_script checks skipped"
 
 configs=$root/tests/fixtures/hf-configs
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # Byte-compile to a scratch file so no __pycache__ lands in the tree.
 if python3 -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' \
@@ -33,7 +16,7 @@ if python3 -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys
     ok "py_compile"
 else
     cat "$tmp/log"
-    fail "py_compile"
+    bad "py_compile"
 fi
 
 if PYTHONDONTWRITEBYTECODE=1 python3 "$script" --dry-run --configs "$configs" --out "$tmp/out.csv" \
@@ -41,7 +24,7 @@ if PYTHONDONTWRITEBYTECODE=1 python3 "$script" --dry-run --configs "$configs" --
     ok "dry-run exits 0"
 else
     cat "$tmp/dry"
-    fail "dry-run exits 0"
+    bad "dry-run exits 0"
 fi
 
 n=$(sed -n 's/^\([0-9][0-9]*\) configurations;.*/\1/p' "$tmp/dry")
@@ -49,18 +32,18 @@ listed=$(grep -c '^ *[0-9][0-9]*  ' "$tmp/dry")
 if [ -n "$n" ] && [ "$n" -ge 10 ] && [ "$n" = "$listed" ]; then
     ok "dry-run lists $n configurations"
 else
-    fail "dry-run grid count (summary '${n:-none}', listed $listed)"
+    bad "dry-run grid count (summary '${n:-none}', listed $listed)"
 fi
 
 for want in ' full bf16-mixed ' ' full bf16 ' ' lora ' ' qlora ' 'seq 512 ' 'seq 2048 ' 'seq 4096 ' \
     'mbs 1 ' 'mbs 4 ' 'ckpt full' 'ckpt none' ' eager' ' sdpa' 'q_proj;v_proj' 'all-linear' 'of 32 layers'; do
-    if grep -q -- "$want" "$tmp/dry"; then ok "grid covers '$want'"; else fail "grid covers '$want'"; fi
+    if grep -q -- "$want" "$tmp/dry"; then ok "grid covers '$want'"; else bad "grid covers '$want'"; fi
 done
 
 if [ ! -e "$tmp/out.csv" ] && [ ! -e "$tmp/configs" ]; then
     ok "dry-run writes nothing"
 else
-    fail "dry-run wrote output files"
+    bad "dry-run wrote output files"
 fi
 
 if PYTHONDONTWRITEBYTECODE=1 python3 "$script" --dry-run --configs "$configs" --only 'llama-3.2-3b.*lora' \
@@ -68,11 +51,11 @@ if PYTHONDONTWRITEBYTECODE=1 python3 "$script" --dry-run --configs "$configs" --
     ok "--only filters the grid"
 else
     cat "$tmp/only"
-    fail "--only filters the grid"
+    bad "--only filters the grid"
 fi
 
 if PYTHONDONTWRITEBYTECODE=1 python3 "$script" --dry-run --configs "$tmp/no-such-dir" >"$tmp/bad" 2>&1; then
-    fail "missing --configs directory is an error"
+    bad "missing --configs directory is an error"
 else
     ok "missing --configs directory is an error"
 fi
@@ -90,7 +73,7 @@ assert min(a) >= 128 and all(n % 16 == 0 for n in a), a
     ok "varlen lengths are deterministic, bounded, multiples of 16"
 else
     cat "$tmp/varlen"
-    fail "varlen lengths are deterministic, bounded, multiples of 16"
+    bad "varlen lengths are deterministic, bounded, multiples of 16"
 fi
 
 # The catalog-backed model (llama-2-7b from data/models.json) is in the grid at full depth.
@@ -99,8 +82,7 @@ if grep -q 'llama-2-7b lora bf16 seq 1024 mbs 4 ckpt full eager r8 all-linear re
     grep -q 'llama-2-7b lora bf16 seq 1024 mbs 4 ckpt full eager r8 all-linear reentrant  \[32 of 32 layers -> llama-2-7b\]'; then
     ok "catalog config llama-2-7b in the grid"
 else
-    fail "catalog config llama-2-7b in the grid"
+    bad "catalog config llama-2-7b in the grid"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

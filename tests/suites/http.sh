@@ -5,31 +5,11 @@
 # Stable bodies are compared byte-for-byte with tests/golden/http/NAME.json
 # (GOLDEN_UPDATE=1 rewrites them); catalog listings are compared with the
 # CLI's `--format json` output. Ends with "N passed, N failed".
-set -u
-BUILD=${BUILD:-build}
-GPUPLAN=$(pwd)/$BUILD/gpuplan
 GOLDEN=tests/golden/http
 export LC_ALL=C
 . "$(dirname "$0")/../lib/server_suite.sh"
-cleanup() {
-    stop_server
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-for tool in curl python3; do
-    command -v "$tool" >/dev/null 2>&1 || {
-        bad "'$tool' is required (scripts/deps.sh test installs it)"
-        echo "$pass passed, $fail failed"
-        exit 1
-    }
-done
-[ -x "$GPUPLAN" ] || {
-    bad "no binary at $GPUPLAN"
-    echo "$pass passed, $fail failed"
-    exit 1
-}
+need_tool curl python3
+need_binary
 
 # start_server LOG [ARGS...]: run `gpuplan serve --listen 127.0.0.1:0` and
 # set $server_pid and $base from the port it prints.
@@ -126,10 +106,8 @@ done
 
 # ---- start --------------------------------------------------------------------
 if ! start_server "$tmp/log" --threads 4 --timeout 2; then
-    bad "server did not start"
     cat "$tmp/log"
-    echo "$pass passed, $fail failed"
-    exit 1
+    abort "server did not start"
 fi
 ok "server listening on $base"
 if grep -q 'warning' "$tmp/log"; then bad "loopback bind warns"; else ok "loopback bind: no warning"; fi
@@ -450,5 +428,4 @@ else
     bad "second start failed"
 fi
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

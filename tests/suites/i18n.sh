@@ -4,32 +4,14 @@
 # checked-in po/gpuplan.pot is current); `--lang ru` and LANG=ru_RU.UTF-8
 # print Russian, `--lang en` English, a bad --lang is a usage error, and
 # numbers never follow the locale (output is byte-identical).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root" || exit 1
-BUILD=${BUILD:-build}
-bin=$root/$BUILD/gpuplan
+. "$(dirname "$0")/../lib/suite.sh"
+bin=$GPUPLAN
 pot=$root/$BUILD/po/gpuplan.pot
-passed=0
-failed=0
-ok() {
-    passed=$((passed + 1))
-    echo "ok $1"
-}
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL $1"
-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 unset LANGUAGE LC_ALL LC_MESSAGES LANG
 cyrillic=$(printf '\320\272\320\276\320\274\320\260\320\275\320\264\321\213') # "команды"
 
-if ! command -v msgfmt >/dev/null 2>&1; then
-    fail "msgfmt not found (Debian package gettext; scripts/deps.sh build)"
-    echo "$passed passed, $failed failed"
-    exit 1
-fi
+command -v msgfmt >/dev/null 2>&1 ||
+    abort "msgfmt not found (Debian package gettext; scripts/deps.sh build)"
 
 # 1. ru.po: checked, fully translated, nothing fuzzy
 for po in po/*.po; do
@@ -37,10 +19,10 @@ for po in po/*.po; do
         ok "$po compiles (msgfmt -c): $(cat "$tmp/stats")"
     else
         cat "$tmp/stats"
-        fail "$po: msgfmt -c"
+        bad "$po: msgfmt -c"
     fi
     if grep -Eq 'fuzzy|untranslated' "$tmp/stats"; then
-        fail "$po has fuzzy or untranslated messages: $(cat "$tmp/stats")"
+        bad "$po has fuzzy or untranslated messages: $(cat "$tmp/stats")"
     else
         ok "$po: no fuzzy or untranslated messages"
     fi
@@ -49,7 +31,7 @@ for po in po/*.po; do
         ok "$po covers every msgid of $BUILD/po/gpuplan.pot"
     else
         cat "$tmp/cmp"
-        fail "$po lacks messages of the .pot: run 'make update-po' and translate"
+        bad "$po lacks messages of the .pot: run 'make update-po' and translate"
     fi
 done
 
@@ -59,12 +41,12 @@ if [ -s "$pot" ] && msgcmp --use-untranslated po/gpuplan.pot "$pot" >"$tmp/cmp" 
     ok "po/gpuplan.pot is current"
 else
     cat "$tmp/cmp"
-    fail "po/gpuplan.pot is stale: run 'make update-po'"
+    bad "po/gpuplan.pot is stale: run 'make update-po'"
 fi
 if [ -s "$root/$BUILD/locale/ru/LC_MESSAGES/gpuplan.mo" ]; then
     ok "ru catalog compiled into $BUILD/locale"
 else
-    fail "no $BUILD/locale/ru/LC_MESSAGES/gpuplan.mo"
+    bad "no $BUILD/locale/ru/LC_MESSAGES/gpuplan.mo"
 fi
 
 # 3. the language switches
@@ -78,7 +60,7 @@ expect() { # name expected-exit pattern(fixed string) stream(out|err) command...
     else
         echo "exit $rc (want $want_rc); $stream:"
         cat "$tmp/$stream"
-        fail "$name"
+        bad "$name"
     fi
 }
 expect "--lang ru --help prints Cyrillic" 0 "$cyrillic" out "$bin" --lang ru --help
@@ -102,7 +84,7 @@ if [ -s "$tmp/en.json" ] && cmp -s "$tmp/en.json" "$tmp/ru.json" && grep -q '[0-
     ok "estimate --format json is byte-identical under --lang ru and a ru locale"
 else
     diff "$tmp/en.json" "$tmp/ru.json" | head
-    fail "output changes with the locale"
+    bad "output changes with the locale"
 fi
 
 # 5. the sweep: library text (tables, verdicts, reasons, errors) is Russian under --lang ru
@@ -124,7 +106,7 @@ expect "recommend --help --lang ru: job option help from the library" 0 "$(ru '\
 expect "without --lang the C locale stays English" 0 "verdict: DOES NOT FIT" out \
     env LC_ALL=C "$bin" estimate llama-3.1-8b --gpu h100-sxm
 
-expect "serve stays English (HTTP answers, log, errors)" 2 "gpuplan: error: '--threads' must be" err \
+expect "serve stays English (HTTP answers, log, errors)" 2 "gpuplan: error: '--threads' is '0'" err \
     env LANG=ru_RU.UTF-8 "$bin" --lang ru serve --threads 0
 
 # Machine-readable output never carries a translation: byte-identical JSON/CSV,
@@ -140,7 +122,7 @@ same_bytes() { # name command-args...
     else
         diff "$tmp/en.out" "$tmp/ru.out" | head -5
         diff "$tmp/en.err" "$tmp/ru.err" | head -5
-        fail "$name: changes under --lang ru"
+        bad "$name: changes under --lang ru"
     fi
 }
 same_bytes "tco --format json" tco --gpu h100-sxm:8 --format json
@@ -158,9 +140,8 @@ for id in "unknown option '%s'" "unknown model '%s'" "  why: %s\\n" "activations
     if grep -qF -- "msgid \"$id\"" "$pot"; then
         ok "template holds msgid $(printf '%s' "$id" | tr -d '\\')"
     else
-        fail "template lacks msgid $(printf '%s' "$id" | tr -d '\\'): a keyword or marker is missing"
+        bad "template lacks msgid $(printf '%s' "$id" | tr -d '\\'): a keyword or marker is missing"
     fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

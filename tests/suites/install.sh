@@ -4,24 +4,9 @@
 # share/locale); a tiny C program compiles and runs against the installed
 # header and library through `pkg-config --cflags --libs gpuplan`; the man
 # page is found through MANPATH; `make uninstall` leaves no file behind.
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root" || exit 1
-BUILD=${BUILD:-build}
+. "$(dirname "$0")/../lib/suite.sh"
 SAN=${SAN:-}
 MAKE=${MAKE:-make}
-passed=0
-failed=0
-ok() {
-    passed=$((passed + 1))
-    echo "ok $1"
-}
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL $1"
-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 unset LANGUAGE LC_ALL LC_MESSAGES LANG
 prefix=$tmp/prefix
 version=$(sed -n 's/^#define GPUPLAN_VERSION "\(.*\)"/\1/p' include/gpuplan/gpuplan.h)
@@ -50,7 +35,7 @@ check_installed() { # root label
     if [ "$missing" = 0 ]; then
         ok "$2: all $(installed_files "$1" | wc -l) files installed"
     else
-        fail "$2: $missing files missing"
+        bad "$2: $missing files missing"
     fi
 }
 check_empty() { # root label
@@ -59,7 +44,7 @@ check_empty() { # root label
         ok "$2: uninstall leaves no file"
     else
         echo "$left"
-        fail "$2: uninstall left files"
+        bad "$2: uninstall left files"
     fi
 }
 
@@ -69,35 +54,35 @@ if "$MAKE" -s --no-print-directory BUILD="$BUILD" SAN="$SAN" PREFIX="$prefix" in
     ok "make install PREFIX=..."
 else
     cat "$tmp/install.log"
-    fail "make install PREFIX=..."
+    bad "make install PREFIX=..."
 fi
 check_installed "$prefix" "PREFIX"
-[ -x "$prefix/bin/gpuplan" ] && ok "binary is executable" || fail "binary not executable"
+[ -x "$prefix/bin/gpuplan" ] && ok "binary is executable" || bad "binary not executable"
 
 out=$("$prefix/bin/gpuplan" --version 2>&1)
 if echo "$out" | grep -Eq "^gpuplan $version \(catalog [0-9]{4}-[0-9]{2}-[0-9]{2}\)$"; then
     ok "installed --version: $out"
 else
-    fail "installed --version printed '$out'"
+    bad "installed --version printed '$out'"
 fi
 cyrillic=$(printf '\320\272\320\276\320\274\320\260\320\275\320\264\321\213') # "команды"
 if "$prefix/bin/gpuplan" --lang ru --help 2>&1 | grep -qF "$cyrillic"; then
     ok "installed binary finds its catalog in share/locale"
 else
-    fail "installed binary prints no Russian with --lang ru"
+    bad "installed binary prints no Russian with --lang ru"
 fi
 if command -v man >/dev/null 2>&1; then
     if MANPATH=$prefix/share/man man -w gpuplan 2>/dev/null | grep -q "$prefix/share/man/man1/gpuplan.1"; then
         ok "man finds the page through MANPATH"
     else
-        fail "man -w gpuplan does not find the installed page"
+        bad "man -w gpuplan does not find the installed page"
     fi
 fi
 if bash -c ". '$prefix/share/bash-completion/completions/gpuplan'; PATH='$prefix/bin':\$PATH;
         COMP_WORDS=(gpuplan est); COMP_CWORD=1; _gpuplan; [ \"\${COMPREPLY[*]}\" = estimate ]"; then
     ok "installed bash completion completes with the installed binary"
 else
-    fail "installed bash completion"
+    bad "installed bash completion"
 fi
 
 # 2. pkg-config and a program against the installed library
@@ -125,7 +110,7 @@ C
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 pc_version=$(pkg-config --modversion gpuplan 2>&1)
 [ "$pc_version" = "$version" ] && ok "pkg-config --modversion gpuplan = $version" ||
-    fail "pkg-config --modversion gpuplan printed '$pc_version'"
+    bad "pkg-config --modversion gpuplan printed '$pc_version'"
 san_flags=""
 [ -n "$SAN" ] && san_flags="-fsanitize=address,undefined"
 # shellcheck disable=SC2046
@@ -134,13 +119,13 @@ if ${CC:-cc} -std=c17 -Wall -Werror $san_flags -o "$tmp/hello" "$tmp/hello.c" \
     ok "a program compiles against the installed header and pkg-config flags"
 else
     cat "$tmp/cc.log"
-    fail "compiling against the installed library"
+    bad "compiling against the installed library"
 fi
 if [ -x "$tmp/hello" ] && run=$("$tmp/hello" 2>&1) &&
     echo "$run" | grep -Eq "^$version [0-9]{4}-[0-9]{2}-[0-9]{2} h100-sxm$"; then
     ok "it runs: $run"
 else
-    fail "the program against the installed library printed '${run:-}'"
+    bad "the program against the installed library printed '${run:-}'"
 fi
 
 # 3. uninstall
@@ -149,7 +134,7 @@ if "$MAKE" -s --no-print-directory BUILD="$BUILD" SAN="$SAN" PREFIX="$prefix" un
     ok "make uninstall PREFIX=..."
 else
     cat "$tmp/uninstall.log"
-    fail "make uninstall PREFIX=..."
+    bad "make uninstall PREFIX=..."
 fi
 check_empty "$prefix" "PREFIX"
 
@@ -160,14 +145,13 @@ if "$MAKE" -s --no-print-directory BUILD="$BUILD" SAN="$SAN" PREFIX=/opt/gpuplan
     ok "make install DESTDIR=... PREFIX=/opt/gpuplan"
 else
     cat "$tmp/install.log"
-    fail "make install DESTDIR=..."
+    bad "make install DESTDIR=..."
 fi
 check_installed "$stage/opt/gpuplan" "DESTDIR"
 grep -qx 'prefix=/opt/gpuplan' "$stage/opt/gpuplan/lib/pkgconfig/gpuplan.pc" 2>/dev/null &&
-    ok "gpuplan.pc names the final prefix, not DESTDIR" || fail "gpuplan.pc prefix"
+    ok "gpuplan.pc names the final prefix, not DESTDIR" || bad "gpuplan.pc prefix"
 "$MAKE" -s --no-print-directory BUILD="$BUILD" SAN="$SAN" PREFIX=/opt/gpuplan DESTDIR="$stage" \
     uninstall >"$tmp/uninstall.log" 2>&1 || cat "$tmp/uninstall.log"
 check_empty "$stage" "DESTDIR"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

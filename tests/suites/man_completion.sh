@@ -4,35 +4,20 @@
 # CMD and vice versa; docs/cli.md is what `gpuplan help-md` prints now; the
 # bash completion (sourced in bash -c) completes commands, options, option
 # values, catalog GPU and model ids, and falls back to file names.
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root" || exit 1
-BUILD=${BUILD:-build}
-bin=$root/$BUILD/gpuplan
+. "$(dirname "$0")/../lib/suite.sh"
+bin=$GPUPLAN
 man_page=$root/$BUILD/gpuplan.1
 bash_comp=$root/$BUILD/completions/gpuplan.bash
 zsh_comp=$root/$BUILD/completions/_gpuplan
-passed=0
-failed=0
-ok() {
-    passed=$((passed + 1))
-    echo "ok $1"
-}
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL $1"
-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export LC_ALL=C LANGUAGE=
 
 for f in "$bin" "$man_page" "$bash_comp" "$zsh_comp"; do
-    if [ -s "$f" ]; then ok "built $BUILD/${f#"$root/$BUILD/"}"; else fail "missing $f"; fi
+    if [ -s "$f" ]; then ok "built $BUILD/${f#"$root/$BUILD/"}"; else bad "missing $f"; fi
 done
 
 # The long options of a help text: lines "  --name ..." or "  -x, --name ...".
 help_options() {
-    sed -n 's/^ \{1,\}\(-[A-Za-z], \)\{0,1\}\(--[a-z0-9][a-z0-9-]*\).*/\2/p' | sort -u
+    sed -n 's/^  \(-[A-Za-z], \)\{0,1\}\(--[a-z0-9][a-z0-9-]*\).*/\2/p' | sort -u
 }
 # The long options of one man page section (.SS "gpuplan CMD"), from the .TP heads.
 man_options() { # section-title
@@ -49,7 +34,7 @@ if command -v groff >/dev/null 2>&1; then
         ok "groff renders gpuplan.1 without warnings"
     else
         cat "$tmp/groff.log"
-        fail "groff warnings in gpuplan.1"
+        bad "groff warnings in gpuplan.1"
     fi
 else
     echo "note: groff not found; rendering check skipped"
@@ -57,35 +42,35 @@ fi
 
 # 2. every command's options: --help == man page (both directions)
 commands=$("$bin" --help | sed -n '/^commands:/,/^$/p' | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p')
-[ -n "$commands" ] && ok "commands listed by --help" || fail "no commands in --help"
+[ -n "$commands" ] && ok "commands listed by --help" || bad "no commands in --help"
 for cmd in $commands; do
     "$bin" "$cmd" --help 2>/dev/null | help_options >"$tmp/help"
     man_options "\"gpuplan $cmd\"" >"$tmp/man"
     if [ "$cmd" != version ] && [ ! -s "$tmp/help" ]; then
-        fail "'gpuplan $cmd --help' lists no options"
+        bad "'gpuplan $cmd --help' lists no options"
     elif cmp -s "$tmp/help" "$tmp/man"; then
         ok "options of '$cmd': --help and man page agree ($(wc -l <"$tmp/help") options)"
     else
         echo "--help (<) vs man page (>) for $cmd:"
         diff "$tmp/help" "$tmp/man"
-        fail "options of '$cmd' differ between --help and the man page"
+        bad "options of '$cmd' differ between --help and the man page"
     fi
 done
 # estimate's options include the whole job option table (a non-trivial check).
 n_estimate=$("$bin" estimate --help | help_options | wc -l)
-if [ "$n_estimate" -ge 20 ]; then ok "estimate lists $n_estimate options"; else fail "estimate lists only $n_estimate options"; fi
+if [ "$n_estimate" -ge 20 ]; then ok "estimate lists $n_estimate options"; else bad "estimate lists only $n_estimate options"; fi
 "$bin" --help | sed -n '/^global options:/,/^$/p' | help_options >"$tmp/help"
 man_options "GLOBAL OPTIONS" >"$tmp/man"
 if [ -s "$tmp/help" ] && cmp -s "$tmp/help" "$tmp/man"; then
     ok "global options: --help and man page agree"
 else
     diff "$tmp/help" "$tmp/man"
-    fail "global options differ between --help and the man page"
+    bad "global options differ between --help and the man page"
 fi
 if grep -q "^\.TH GPUPLAN 1 \"[0-9-]*\" \"gpuplan $("$bin" --version | cut -d' ' -f2)\"" "$man_page"; then
     ok "man page header carries the version"
 else
-    fail "man page .TH line"
+    bad "man page .TH line"
 fi
 
 # 3. docs/cli.md is current
@@ -93,11 +78,11 @@ if "$bin" help-md >"$tmp/cli.md" && cmp -s "$tmp/cli.md" docs/cli.md; then
     ok "docs/cli.md matches 'gpuplan help-md'"
 else
     diff docs/cli.md "$tmp/cli.md" | head -20
-    fail "docs/cli.md is stale: run 'make docs'"
+    bad "docs/cli.md is stale: run 'make docs'"
 fi
 
 # 4. bash completion
-if bash -n "$bash_comp"; then ok "bash completion parses"; else fail "bash completion syntax"; fi
+if bash -n "$bash_comp"; then ok "bash completion parses"; else bad "bash completion syntax"; fi
 # zsh: the script runs with compadd and _files stubbed to print what they get.
 zsh_complete() { # expected-word word...
     expect=$1
@@ -113,11 +98,11 @@ zsh_complete() { # expected-word word...
         ok "zsh: complete 'gpuplan $*' offers '$expect'"
     else
         cat "$tmp/reply"
-        fail "zsh: complete 'gpuplan $*' does not offer '$expect'"
+        bad "zsh: complete 'gpuplan $*' does not offer '$expect'"
     fi
 }
 if command -v zsh >/dev/null 2>&1; then
-    if zsh -n "$zsh_comp"; then ok "zsh completion parses"; else fail "zsh completion syntax"; fi
+    if zsh -n "$zsh_comp"; then ok "zsh completion parses"; else bad "zsh completion syntax"; fi
     zsh_complete estimate est
     zsh_complete --gpu estimate --gp
     zsh_complete llama-3.1-70b estimate llama-3.1-7
@@ -138,12 +123,12 @@ complete_words() { # expected-word word...  (the last word is the one completed)
         ok "complete 'gpuplan $*' offers '$expect' ($(wc -l <"$tmp/reply") candidates)"
     else
         cat "$tmp/reply" "$tmp/reply.err"
-        fail "complete 'gpuplan $*' does not offer '$expect'"
+        bad "complete 'gpuplan $*' does not offer '$expect'"
     fi
 }
 complete_words estimate est
 [ "$(cat "$tmp/reply")" = estimate ] && ok "'gpuplan est' completes to estimate only" ||
-    fail "'gpuplan est' offers more than estimate"
+    bad "'gpuplan est' offers more than estimate"
 complete_words --gpu estimate --gp
 complete_words llama-3.1-70b estimate llama-3.1-7
 complete_words qlora estimate --method ""
@@ -156,9 +141,8 @@ complete_words --seq-len estimate llama-3.1-8b --lang ru --seq
 complete_words config.json gpus --catalog ""
 complete_words config.json estimate conf
 complete_words --catalog gpus --ca
-if grep -q -- '--gpu' "$tmp/reply"; then fail "'gpus --ca' offers estimate options"; else ok "options are per command"; fi
+if grep -q -- '--gpu' "$tmp/reply"; then bad "'gpus --ca' offers estimate options"; else ok "options are per command"; fi
 "$bin" __complete estimate --seq-len "" >"$tmp/reply"
-[ ! -s "$tmp/reply" ] && ok "no candidates for a number" || fail "candidates offered for --seq-len N"
+[ ! -s "$tmp/reply" ] && ok "no candidates for a number" || bad "candidates offered for --seq-len N"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

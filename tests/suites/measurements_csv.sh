@@ -10,8 +10,7 @@
 # in ambiguity as "<column> n/s"). One check for the header of each file,
 # then one check per row. POSIX sh + awk only.
 # Usage: tests/suites/measurements_csv.sh [FILE.csv ...]
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/suite.sh"
 
 if [ "$#" -eq 0 ]; then
     set -- "$root/validation/measurements.csv"
@@ -20,12 +19,9 @@ if [ "$#" -eq 0 ]; then
     done
 fi
 
-passed=0
-failed=0
 for file in "$@"; do
     if [ ! -f "$file" ]; then
-        echo "FAIL $file: no such file"
-        failed=$((failed + 1))
+        bad "$file: no such file"
         continue
     fi
     # The awk program prints "FAIL ..." lines and a last line "P F".
@@ -167,8 +163,7 @@ END {
     p=${counts% *}
     f=${counts#* }
     echo "suite: $(basename "$file"): $p rows and header passed, $f failed"
-    passed=$((passed + p))
-    failed=$((failed + f))
+    pass=$((pass + p))
+    fail=$((fail + f))
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

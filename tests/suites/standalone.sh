@@ -9,13 +9,7 @@
 #     unit test exists;
 #  3. tests/fixtures/README.md lists the source of every fixture file.
 # Ends with "N passed, N failed".
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+. "$(dirname "$0")/../lib/suite.sh"
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     files=$(git ls-files)
@@ -33,9 +27,9 @@ else
 fi
 
 # Every tests/fixtures path the tests name exists.
-named=$(grep -h -o -E 'tests/fixtures/[A-Za-z0-9._/-]+' tests/golden/*/*.cmd tests/suites/*.sh \
+named=$(grep -h -o -E 'tests/fixtures/[A-Za-z0-9._/-]+' tests/golden/cli/*/*.cmd tests/suites/*.sh \
     tests/unit/*.c tests/unit/*.h tests/bench/*.c 2>/dev/null | sed 's/[.,;:)]*$//' | sort -u)
-fixtures_cmd=$(grep -h -o -E '\$FIXTURES/[A-Za-z0-9._/-]+' tests/golden/*/*.cmd 2>/dev/null |
+fixtures_cmd=$(grep -h -o -E '\$FIXTURES/[A-Za-z0-9._/-]+' tests/golden/cli/*/*.cmd 2>/dev/null |
     sed 's|^\$FIXTURES|tests/fixtures|' | sort -u)
 missing=""
 for p in $named $fixtures_cmd; do
@@ -56,5 +50,4 @@ for f in tests/fixtures/hf-configs/* tests/fixtures/weights/*; do
 done
 if [ -z "$unlisted" ]; then ok "tests/fixtures/README.md gives the source of every fixture"; else bad "no source listed for:$unlisted"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

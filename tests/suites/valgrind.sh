@@ -1,5 +1,5 @@
 #!/bin/sh
-# valgrind.sh - every golden CLI case (tests/golden/cli/*.cmd) under valgrind
+# valgrind.sh - every golden CLI case (tests/golden/cli/*/*.cmd) under valgrind
 # memcheck: zero errors and zero definite/indirect leaks, and the same stdout,
 # stderr and exit code as without valgrind (so a case that passes here passes
 # the golden test too).
@@ -10,33 +10,14 @@
 #
 # Skipped (0 passed, 0 failed, with a note) under SAN=1: ASan and valgrind
 # cannot share a process. Ends with "N passed, N failed".
-set -u
-BUILD=${BUILD:-build}
-BIN=$(pwd)/$BUILD/gpuplan
-FIXTURES=tests/fixtures
-export FIXTURES BUILD
+. "$(dirname "$0")/../lib/suite.sh"
+BIN=$GPUPLAN
 export LC_ALL=C LANG=C
-unset LANGUAGE LC_MESSAGES
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+unset LANGUAGE LC_MESSAGES COLUMNS
 
-if [ -n "${SAN:-}" ]; then
-    echo "note: SAN=$SAN build: valgrind skipped (it cannot run ASan binaries)"
-    echo "0 passed, 0 failed"
-    exit 0
-fi
-if ! command -v valgrind >/dev/null 2>&1; then
-    echo "FAIL valgrind is not installed (apt-get install valgrind)"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-[ -x "$BIN" ] || {
-    echo "FAIL no binary at $BIN"
-    echo "0 passed, 1 failed"
-    exit 1
-}
+[ -z "${SAN:-}" ] || skip "SAN=$SAN build: valgrind skipped (it cannot run ASan binaries)"
+need_tool valgrind
+need_binary
 
 # --error-exitcode: any memcheck error or definite/indirect leak makes the run exit 99.
 VG="valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --track-fds=no --log-file=$tmp/vg.%p"
@@ -51,10 +32,10 @@ check_vg_logs() { # NAME: fail when any valgrind log has content
 }
 
 start=$(date +%s)
-for cmd in tests/golden/cli/*.cmd; do
+for cmd in tests/golden/cli/*/*.cmd; do
     [ -e "$cmd" ] || continue
     base=${cmd%.cmd}
-    name=$(basename "$base")
+    name=${base#tests/golden/cli/}
     rm -f "$tmp"/vg.*
     GPUPLAN="$VG $BIN" sh -c "$(cat "$cmd")" >"$tmp/out" 2>"$tmp/err"
     echo $? >"$tmp/exit"
@@ -70,8 +51,7 @@ for cmd in tests/golden/cli/*.cmd; do
         fi
     done
     if [ $ok = 1 ]; then
-        pass=$((pass + 1))
-        echo "ok $name"
+        ok "$name"
     else
         fail=$((fail + 1))
     fi
@@ -87,11 +67,9 @@ if [ "${VALGRIND_LONG:-0}" = 1 ]; then
         $VG "$t" >"$tmp/out" 2>&1
         rc=$?
         if [ $rc = 0 ] && check_vg_logs "$name"; then
-            pass=$((pass + 1))
-            echo "ok unit $name"
+            ok "unit $name"
         else
-            fail=$((fail + 1))
-            echo "FAIL unit $name: exit $rc"
+            bad "unit $name: exit $rc"
             tail -20 "$tmp/out"
         fi
     done
@@ -122,13 +100,10 @@ if [ "${VALGRIND_LONG:-0}" = 1 ]; then
     wait "$pid"
     rc=$?
     if [ $rc = 0 ] && [ $n_ok = 13 ] && check_vg_logs serve; then
-        pass=$((pass + 1))
-        echo "ok serve: 13 requests, SIGTERM, no memcheck error or leak"
+        ok "serve: 13 requests, SIGTERM, no memcheck error or leak"
     else
-        fail=$((fail + 1))
-        echo "FAIL serve under memcheck: exit $rc, $n_ok of 13 requests"
+        bad "serve under memcheck: exit $rc, $n_ok of 13 requests"
         tail -20 "$tmp/log"
     fi
 fi
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -199,7 +199,8 @@ static void test_model_config_is_the_fixture(void **state)
         json_t *fixture = json_load_file(fixture_path(rows[i].fixture), 0, NULL);
         assert_non_null(embedded);
         if (!fixture)
-            fail_msg("fixture %s missing (run the tests from the repository root)", fixture_path(rows[i].fixture));
+            fail_msg("fixture %s missing (run the tests from the repository root)",
+                     fixture_path(rows[i].fixture));
         assert_true(json_equal(embedded, fixture));
         json_decref(embedded);
         json_decref(fixture);
@@ -404,9 +405,18 @@ static void test_render_catalog(void **state)
     struct gpuplan_error err;
     gpuplan_error_init(&err);
     enum gpuplan_format f;
-    assert_int_equal(gpuplan_format_parse("csv", &f, &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_format_parse("csv", GPUPLAN_RENDER_GPUS_FORMATS, &f, &err),
+                     GPUPLAN_OK);
     assert_int_equal(f, GPUPLAN_FORMAT_CSV);
-    assert_int_equal(gpuplan_format_parse("yaml", &f, &err), GPUPLAN_ERR_USAGE);
+    assert_int_equal(gpuplan_format_parse("markdown", GPUPLAN_RENDER_GPUS_FORMATS, &f, &err),
+                     GPUPLAN_OK);
+    assert_int_equal(f, GPUPLAN_FORMAT_MD);
+    assert_int_equal(gpuplan_format_parse("yaml", GPUPLAN_RENDER_GPUS_FORMATS, &f, &err),
+                     GPUPLAN_ERR_USAGE);
+    /* A format a renderer does not write is refused by name, with the ones it does. */
+    assert_int_equal(gpuplan_format_parse("csv", GPUPLAN_RENDER_PLAN_FORMATS, &f, &err),
+                     GPUPLAN_ERR_USAGE);
+    assert_string_equal(err.message, "'--format' is 'csv'; must be one of text|json");
 
     gpuplan_buf_init(&b, 0);
     assert_int_equal(gpuplan_render_gpus(c, GPUPLAN_FORMAT_JSON, &b, &err), GPUPLAN_OK);

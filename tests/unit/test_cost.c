@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "gpuplan/cost.h"
+#include "gpuplan/estimate.h"
 #include "gpuplan/gpuplan.h"
 #include "gpuplan/render.h"
 
@@ -171,6 +172,54 @@ static void test_bad_inputs(void **state)
     assert_true(fabs(gpuplan_cost_cloud_run_usd(10, 8, 2.5) - 200) < 1e-12);
 }
 
+/* USD per million tokens = USD/h / (tokens/s * 3600 s/h) * 1e6, the one formula. */
+static void test_usd_per_mtok(void **state)
+{
+    (void)state;
+    assert_true(fabs(gpuplan_cost_usd_per_mtok(3600.0, 1.0) - 1e6) < 1e-6);
+    /* 8 GPUs at $2/h decoding 1000 tokens/s: $16/h over 3.6 M tokens = $4.44 per million */
+    assert_true(fabs(gpuplan_cost_usd_per_mtok(16.0, 1000.0) - 16.0 / 3.6) < 1e-9);
+}
+
+/* gpuplan_estimate_run: one value with the memory, the time and its cost, consistent. */
+static void test_estimate_value(void **state)
+{
+    (void)state;
+    struct gpuplan_catalog *catalog = NULL;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_catalog_load(&catalog, NULL, &err), GPUPLAN_OK);
+    struct gpuplan_model model;
+    gpuplan_model_init(&model);
+    assert_int_equal(gpuplan_model_load(&model, "llama-3.1-8b", catalog, &err), GPUPLAN_OK);
+    const struct gpuplan_gpu *gpu = gpuplan_catalog_find_gpu(catalog, "h100-sxm");
+    assert_non_null(gpu);
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    assert_int_equal(gpuplan_job_set(&job, "method", "qlora", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&job, "tokens", "1e9", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&job, "gpu", "h100-sxm:2", &err), GPUPLAN_OK);
+    struct gpuplan_estimate *e = calloc(1, sizeof *e);
+    assert_non_null(e);
+    assert_int_equal(gpuplan_estimate_run(&model, &job, gpu, e, &err), GPUPLAN_OK);
+    assert_string_equal(e->model_id, "llama-3.1-8b");
+    assert_true(e->has_gpu && e->has_throughput);
+    assert_int_equal(e->job.grad_ckpt, GPUPLAN_CKPT_FULL);   /* resolved: QLoRA checkpoints */
+    assert_int_equal(e->job.sharding, GPUPLAN_SHARDING_DDP); /* resolved: 2 GPUs */
+    assert_int_equal(e->cost.n_gpus, 2);
+    assert_true(e->throughput.has_train_time && e->cost.has_gpu_hours);
+    assert_true(fabs(e->cost.gpu_hours - 2.0 * e->throughput.train_hours) < 1e-9);
+    assert_true(e->cost.has_cloud_usd == (gpu->cloud_usd_per_hour > 0.0));
+    if (e->cost.has_cloud_usd)
+        assert_true(fabs(e->cost.cloud_usd - e->cost.gpu_hours * gpu->cloud_usd_per_hour) < 1e-6);
+    /* Without a GPU: memory only. */
+    assert_int_equal(gpuplan_estimate_run(&model, &job, NULL, e, &err), GPUPLAN_OK);
+    assert_false(e->has_gpu || e->has_throughput);
+    free(e);
+    gpuplan_model_release(&model);
+    gpuplan_catalog_free(catalog);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +227,8 @@ int main(void)
         cmocka_unit_test(test_never_breaks_even),
         cmocka_unit_test(test_renderers),
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_usd_per_mtok),
+        cmocka_unit_test(test_estimate_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

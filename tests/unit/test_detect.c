@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gpuplan/detect.h"
+#include "gpuplan/render.h"
 #include "gpuplan/units.h"
 
 #define MIB (1024ULL * 1024ULL)
@@ -380,7 +381,7 @@ static void test_render(void **state)
     struct gpuplan_detect_result *r = detect("libnvidia-ml.so.1", "two");
     struct gpuplan_buf out;
     gpuplan_buf_init(&out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
-    assert_int_equal(gpuplan_render_detect(r, true, &out, NULL), GPUPLAN_OK);
+    assert_int_equal(gpuplan_render_detect(r, GPUPLAN_FORMAT_JSON, &out, NULL), GPUPLAN_OK);
     json_error_t jerr;
     json_t *root = json_loads(gpuplan_buf_str(&out), 0, &jerr);
     assert_non_null(root);
@@ -402,7 +403,7 @@ static void test_render(void **state)
     /* unknown fields are null, and the mangled name is still valid JSON */
     r = detect("libnvidia-ml.so.1", "errors");
     gpuplan_buf_reset(&out);
-    assert_int_equal(gpuplan_render_detect(r, true, &out, NULL), GPUPLAN_OK);
+    assert_int_equal(gpuplan_render_detect(r, GPUPLAN_FORMAT_JSON, &out, NULL), GPUPLAN_OK);
     root = json_loads(gpuplan_buf_str(&out), 0, &jerr);
     assert_non_null(root);
     const json_t *g = json_array_get(json_object_get(root, "gpus"), 0);
@@ -418,7 +419,7 @@ static void test_render(void **state)
     struct gpuplan_detect_options opts = { "/nonexistent/libnvidia-ml.so.1", "/nonexistent" };
     assert_int_equal(gpuplan_detect_run(&opts, r, NULL), GPUPLAN_OK);
     gpuplan_buf_reset(&out);
-    assert_int_equal(gpuplan_render_detect(r, false, &out, NULL), GPUPLAN_OK);
+    assert_int_equal(gpuplan_render_detect(r, GPUPLAN_FORMAT_TEXT, &out, NULL), GPUPLAN_OK);
     assert_string_equal(gpuplan_buf_str(&out), "no GPUs found (/nonexistent/libnvidia-ml.so.1 not "
                                                "found; no amdgpu devices)\n");
     free(r);

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "gpuplan/plan.h"
+#include "gpuplan/render.h"
 
 /* 3.1 DeepSpeed config-json.md: top-level, zero_optimization, offload_* and precision keys. */
 static const char *const ds_top_keys[] = { "train_batch_size",

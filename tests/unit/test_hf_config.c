@@ -58,7 +58,8 @@ static void load_fixture(const char *file, struct gpuplan_model *model)
     size_t len = 0;
     uint8_t *data = read_file(fixture_path(rel), &len);
     if (!data)
-        fail_msg("cannot read fixture %s (run the tests from the repository root)", fixture_path(rel));
+        fail_msg("cannot read fixture %s (run the tests from the repository root)",
+                 fixture_path(rel));
     struct gpuplan_error err;
     gpuplan_error_init(&err);
     gpuplan_model_init(model);

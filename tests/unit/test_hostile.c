@@ -24,6 +24,7 @@
 
 #include "catalog/catalog_internal.h"
 #include "formats/gguf_internal.h"
+#include "formats/safetensors_internal.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/gpuplan.h"
@@ -31,7 +32,6 @@
 #include "gpuplan/request.h"
 #include "gpuplan/units.h"
 #include "util/json_internal.h"
-#include "formats/safetensors_internal.h"
 
 /* An error must be filled: code, lowercase message, NUL-terminated. */
 static void
@@ -524,13 +524,10 @@ static void test_special_files_as_model_paths(void **state)
 /* The largest value the option table accepts for `name`, as decimal text. */
 static void max_text(const char *name, char *out, size_t size)
 {
-    for (const struct gpuplan_job_option *o = gpuplan_job_options; o->name; o++) {
-        if (strcmp(o->name, name) == 0) {
-            snprintf(out, size, "%llu", (unsigned long long)o->max);
-            return;
-        }
-    }
-    fail_msg("no option '%s'", name);
+    const struct gpuplan_option *o = gpuplan_options_find(gpuplan_job_options, name);
+    if (!o)
+        fail_msg("no option '%s'", name);
+    snprintf(out, size, "%llu", (unsigned long long)o->count_max);
 }
 
 static void test_enormous_job_sizes(void **state)

@@ -26,10 +26,10 @@ static void test_defaults(void **state)
     assert_int_equal(r.grad_ckpt, GPUPLAN_CKPT_FULL);
     assert_int_equal(r.sharding, GPUPLAN_SHARDING_DDP);
     /* every table entry has help and a default, and every choice round-trips */
-    for (const struct gpuplan_job_option *o = gpuplan_job_options; o->name; o++) {
+    for (const struct gpuplan_option *o = gpuplan_job_options; o->name; o++) {
         assert_non_null(o->help);
-        assert_non_null(o->default_text);
-        if (o->type != GPUPLAN_OPT_CHOICE)
+        assert_true(o->default_value || o->default_doc);
+        if (o->kind != GPUPLAN_OPTION_CHOICE)
             continue;
         for (size_t i = 0; o->choices[i]; i++) {
             struct gpuplan_error err;

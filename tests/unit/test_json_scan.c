@@ -8,8 +8,8 @@
  */
 #include "test_common.h"
 
-#include "util/json_scan_internal.h"
 #include "formats/safetensors_internal.h"
+#include "util/json_scan_internal.h"
 
 /* One character per token: { } [ ] k(ey) s(tring) n(umber) t f z(null), '$' for END. */
 static char kind_char(enum gpuplan_json_kind kind)

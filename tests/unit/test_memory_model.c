@@ -375,6 +375,7 @@ static void test_fit_and_suggestions(void **state)
     memset(&gpu, 0, sizeof gpu);
     snprintf(gpu.id, sizeof gpu.id, "%s", "test-80g");
     snprintf(gpu.compute_capability, sizeof gpu.compute_capability, "%s", "9.0");
+    gpu.cc_major = 9; /* as the catalog parses "9.0" */
     gpu.memory_bytes = 80ULL * GPUPLAN_BYTES_PER_GB;
     struct gpuplan_job job;
     gpuplan_job_init(&job);
@@ -423,6 +424,7 @@ static void test_paged_states_outside_allocator(void **state)
     memset(&gpu, 0, sizeof gpu);
     snprintf(gpu.id, sizeof gpu.id, "%s", "test-141g");
     snprintf(gpu.compute_capability, sizeof gpu.compute_capability, "%s", "9.0");
+    gpu.cc_major = 9; /* as the catalog parses "9.0" */
     gpu.memory_bytes = 141ULL * GPUPLAN_BYTES_PER_GB;
     struct gpuplan_job job;
     gpuplan_job_init(&job);

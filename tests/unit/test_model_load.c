@@ -311,16 +311,16 @@ static void test_hub_ids(void **state)
     assert_non_null(strstr(err.message, "no catalog model has hf_repo"));
     assert_non_null(strstr(err.hint, "huggingface-cli download acme/Tiny-Llama-1B config.json"));
     /* The cache fixture: refs/main -> snapshots/HASH/config.json (a symlink to a blob). */
-    assert_int_equal(gpuplan_model_load_hub(&m, "acme/Tiny-Llama-1B", catalog,
-                                            fixture_path("hf-cache"), &err),
-                     GPUPLAN_OK);
+    assert_int_equal(
+        gpuplan_model_load_hub(&m, "acme/Tiny-Llama-1B", catalog, fixture_path("hf-cache"), &err),
+        GPUPLAN_OK);
     assert_string_equal(m.id, "acme/Tiny-Llama-1B");
     assert_string_equal(m.format, "hf-cache");
     assert_int_equal(m.n_params_total, 1235814400ULL);
     gpuplan_model_release(&m);
-    assert_int_equal(gpuplan_model_load_hub(&m, "Acme/tiny-llama-1b", catalog,
-                                            fixture_path("hf-cache"), &err),
-                     GPUPLAN_OK);
+    assert_int_equal(
+        gpuplan_model_load_hub(&m, "Acme/tiny-llama-1b", catalog, fixture_path("hf-cache"), &err),
+        GPUPLAN_OK);
     gpuplan_model_release(&m);
     /* No refs/main and exactly one snapshot: that snapshot. */
     char hub[512];

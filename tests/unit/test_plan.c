@@ -13,6 +13,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/render.h"
 #include "gpuplan/units.h"
 
 static struct gpuplan_catalog *catalog;

@@ -7,6 +7,7 @@
 
 #include "gpuplan/gpuplan.h"
 #include "gpuplan/job.h"
+#include "gpuplan/plan.h"
 #include "gpuplan/request.h"
 
 static enum gpuplan_status parse(const char *body,
@@ -248,6 +249,59 @@ static void test_error_json(void **state)
     }
 }
 
+/*
+ * POST /v1/recommend reads the planner's table next to the job's: the
+ * command line's ranges and messages (--top is 1..16, the planner's limit),
+ * knobs a job field fixes, the searched options refused.
+ */
+static void test_plan_body_uses_the_tables(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body;
+        enum gpuplan_status want;
+        const char *where;   /* on error */
+        const char *message; /* substring, on error */
+    } rows[] = {
+        { "{\"top\": 16, \"max_gpus\": 8, \"on_prem\": true}", GPUPLAN_OK, NULL, NULL },
+        { "{\"top\": 17}", GPUPLAN_ERR_USAGE, "$.top",
+          "'--top' is '17'; must be an integer in 1..16" },
+        { "{\"top\": 2.5}", GPUPLAN_ERR_USAGE, "$.top", "'--top' is '2.5'" },
+        { "{\"objective\": \"fast\"}", GPUPLAN_ERR_USAGE, "$.objective", "must be one of" },
+        { "{\"on_prem\": 1}", GPUPLAN_ERR_USAGE, "$.on_prem", "must be true or false" },
+        { "{\"nodes\": 2}", GPUPLAN_ERR_USAGE, "$.nodes", "searched by the planner" },
+        { "{\"format\": \"json\"}", GPUPLAN_ERR_USAGE, "$.format", "unknown field" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct gpuplan_plan_request req;
+        gpuplan_plan_request_init(&req);
+        struct gpuplan_error err;
+        gpuplan_error_init(&err);
+        const enum gpuplan_status st =
+            gpuplan_plan_request_from_json(&req, rows[i].body, strlen(rows[i].body), NULL, 0, &err);
+        if (st != rows[i].want)
+            fail_msg("%s: status %d, want %d (%s)", rows[i].body, st, rows[i].want, err.message);
+        if (st == GPUPLAN_OK) {
+            assert_int_equal(req.top_k, 16);
+            assert_int_equal(req.max_gpus, 8);
+            assert_int_equal(req.where, GPUPLAN_WHERE_ON_PREM);
+            continue;
+        }
+        assert_string_equal(err.where, rows[i].where);
+        if (!strstr(err.message, rows[i].message))
+            fail_msg("%s: message '%s' lacks '%s'", rows[i].body, err.message, rows[i].message);
+    }
+    /* a job field fixes its knob; the others stay searched */
+    struct gpuplan_plan_request req;
+    gpuplan_plan_request_init(&req);
+    const char *body = "{\"method\": \"lora\", \"seq_len\": 4096}";
+    assert_int_equal(gpuplan_plan_request_from_json(&req, body, strlen(body), NULL, 0, NULL),
+                     GPUPLAN_OK);
+    assert_true(req.method_fixed);
+    assert_false(req.precision_fixed || req.micro_batch_fixed || req.sharding_fixed);
+    assert_int_equal(req.job.seq_len, 4096);
+}
+
 static void test_web_page_is_embedded(void **state)
 {
     (void)state;
@@ -283,6 +337,7 @@ int main(void)
         cmocka_unit_test(test_body_limit),
         cmocka_unit_test(test_real_values_round_trip),
         cmocka_unit_test(test_error_json),
+        cmocka_unit_test(test_plan_body_uses_the_tables),
         cmocka_unit_test(test_web_page_is_embedded),
     };
     return cmocka_run_group_tests_name("request", tests, NULL, NULL);

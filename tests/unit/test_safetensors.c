@@ -5,8 +5,8 @@
  */
 #include "test_common.h"
 
-#include "gpuplan/model.h"
 #include "formats/safetensors_internal.h"
+#include "gpuplan/model.h"
 
 /* 8-byte LE length + header JSON + `data_bytes` zero bytes; malloc'd. */
 static uint8_t *make_file(const char *json, uint64_t declared_len, size_t data_bytes, size_t *len)

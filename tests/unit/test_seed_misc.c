@@ -13,6 +13,7 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/render.h"
 #include "gpuplan/throughput.h"
 #include "gpuplan/units.h"
 

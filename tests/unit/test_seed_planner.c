@@ -10,6 +10,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/render.h"
 #include "gpuplan/units.h"
 
 static struct gpuplan_catalog *catalog;

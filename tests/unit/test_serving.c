@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "estimate/serving_internal.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/model.h"
 #include "gpuplan/serving.h"
@@ -719,6 +720,24 @@ static void test_device_total(void **state)
     assert_int_equal(gpuplan_serving_device_total_bytes(NULL), 0);
 }
 
+/*
+ * The CUDA context follows the compute capability's major number as parsed
+ * at catalog load: a two-digit major (Blackwell's "10.0", "12.0") is Hopper
+ * or later, not "1". Another vendor's GPU gets serving's 600 MiB.
+ */
+static void test_cuda_context(void **state)
+{
+    (void)state;
+    const double mib = (double)GPUPLAN_BYTES_PER_MIB;
+    assert_true(serving_cuda_context_bytes(gpu("t4")) == 400.0 * mib);
+    assert_true(serving_cuda_context_bytes(gpu("a100-80gb-sxm")) == 500.0 * mib);
+    assert_true(serving_cuda_context_bytes(gpu("h100-sxm")) == 600.0 * mib);
+    assert_true(serving_cuda_context_bytes(gpu("b200")) == 600.0 * mib);
+    assert_true(serving_cuda_context_bytes(gpu("rtx-5090")) == 600.0 * mib);
+    assert_true(serving_cuda_context_bytes(gpu("mi300x")) == 600.0 * mib);
+    assert_true(serving_cuda_context_bytes(NULL) == 500.0 * mib);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -744,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_deepseek_single_user),
         cmocka_unit_test(test_steady_state),
         cmocka_unit_test(test_device_total),
+        cmocka_unit_test(test_cuda_context),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,17 +1,21 @@
 /*
- * test_util.c - error record, buffer limits, unit parsing, dtype table.
+ * test_util.c - error record, buffer limits, unit parsing, dtype table, the
+ * "did you mean" rule, UTF-8 validation, compute capability parsing.
  */
 #include "test_common.h"
 
 #include "gpuplan/gpuplan.h"
+#include "util/suggest_internal.h"
+#include "util/utf8_internal.h"
 
 static void test_error_set_and_names(void **state)
 {
     (void)state;
     struct gpuplan_error err;
     gpuplan_error_init(&err);
-    assert_int_equal(gpuplan_error_set(&err, GPUPLAN_ERR_NOT_FOUND, "x.json", "unknown '%s'", "abc"),
-                     GPUPLAN_ERR_NOT_FOUND);
+    assert_int_equal(
+        gpuplan_error_set(&err, GPUPLAN_ERR_NOT_FOUND, "x.json", "unknown '%s'", "abc"),
+        GPUPLAN_ERR_NOT_FOUND);
     assert_string_equal(err.message, "unknown 'abc'");
     assert_string_equal(err.where, "x.json");
     gpuplan_error_where_prefix(&err, "dir/");
@@ -120,12 +124,123 @@ static void test_dtype_table(void **state)
     assert_false(gpuplan_dtype_bytes(GPUPLAN_DTYPE_F64, UINT64_MAX, true, &bytes));
 }
 
+/* One rule for every "did you mean": prefix, substring, then max(2, len/3) edits. */
+static void test_suggest(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "seq-len", "micro-batch", "lora-rank", "lora-alpha",
+                                         "tp" };
+    static const struct {
+        const char *word;
+        const char *first; /* NULL: no suggestion */
+        size_t n;
+    } rows[] = {
+        { "seq-lenn", "seq-len", 1 }, /* one insertion */
+        { "micro_batch", "micro-batch", 1 },
+        { "lora", "lora-rank", 2 },  /* prefix: both lora-*, in the order offered */
+        { "rank", "lora-rank", 1 },  /* substring */
+        { "SEQ-LEN", "seq-len", 1 }, /* case-folded */
+        { "zzzzzzzzzz", NULL, 0 },   /* nothing near */
+        { "", NULL, 0 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct gpuplan_suggest s;
+        gpuplan_suggest_init(&s, rows[i].word);
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+            gpuplan_suggest_add(&s, names[k]);
+        assert_int_equal(s.n, rows[i].n);
+        if (rows[i].first)
+            assert_string_equal(s.best[0].text, rows[i].first);
+    }
+    assert_int_equal(gpuplan_suggest_distance("h100sxm", "h100-sxm"), 1);
+    assert_int_equal(gpuplan_suggest_distance("hl00", "h100"), 1);
+    assert_int_equal(gpuplan_suggest_distance("ab", "ba"), 1); /* one adjacent swap */
+}
+
+static void test_utf8(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *bytes;
+        size_t invalid_at; /* strlen when valid */
+    } rows[] = {
+        { "plain ascii text", 16 },
+        { "\xd0\xba\xd0\xbe", 4 },        /* Cyrillic */
+        { "ok\xc0\xaf", 2 },              /* overlong '/' */
+        { "\xed\xa0\x80", 0 },            /* surrogate U+D800 */
+        { "\xf4\x90\x80\x80", 0 },        /* past U+10FFFF */
+        { "abc\xe2\x82", 3 },             /* truncated sequence */
+        { "\xf0\x9f\x98\x80 smile", 10 }, /* U+1F600 */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const uint8_t *b = (const uint8_t *)rows[i].bytes;
+        assert_int_equal(gpuplan_utf8_invalid_at(b, strlen(rows[i].bytes)), rows[i].invalid_at);
+    }
+    assert_int_equal(gpuplan_utf8_sequence_len((const uint8_t *)"\xd0\xba", 2), 2);
+    assert_int_equal(gpuplan_utf8_sequence_len((const uint8_t *)"\xd0", 1), 0);
+    assert_int_equal(gpuplan_utf8_columns("\xd0\xba\xd0\xbe x", 6), 4);
+}
+
+static void test_compute_capability(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        bool ok;
+        uint32_t major, minor;
+    } rows[] = {
+        { "9.0", true, 9, 0 },   { "8.9", true, 8, 9 },  { "12.0", true, 12, 0 },
+        { "", false, 0, 0 },     { "9", false, 0, 0 },   { "9.", false, 0, 0 },
+        { "9.10", false, 0, 0 }, { "0.5", false, 0, 0 }, { "100.0", false, 0, 0 },
+        { "x.0", false, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint32_t major = 77, minor = 77;
+        assert_int_equal(gpuplan_gpu_parse_compute_capability(rows[i].text, &major, &minor),
+                         rows[i].ok);
+        if (rows[i].ok) {
+            assert_int_equal(major, rows[i].major);
+            assert_int_equal(minor, rows[i].minor);
+        }
+    }
+}
+
+/* Word wrap for --help: no line past the width or ending in a space; long words cut. */
+static void test_buf_wrap(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        size_t col, indent, width;
+        const char *want;
+    } rows[] = {
+        { "one two three", 0, 0, 7, "one two\nthree" },
+        { "one two three", 4, 4, 11, "one two\n    three" },
+        { "abcdefghij", 0, 2, 6, "abcdef\n  ghij" }, /* cut: no line holds it */
+        { "a\n\nb", 0, 0, 10, "a\n\nb" },            /* paragraphs kept */
+        { "\xd0\xba\xd0\xbe\xd0\xba x", 0, 0, 4, "\xd0\xba\xd0\xbe\xd0\xba\nx" }, /* columns */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct gpuplan_buf b;
+        gpuplan_buf_init(&b, 0);
+        gpuplan_buf_wrap(&b, rows[i].text, rows[i].col, rows[i].indent, rows[i].width);
+        assert_string_equal(gpuplan_buf_str(&b), rows[i].want);
+        gpuplan_buf_release(&b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_error_set_and_names), cmocka_unit_test(test_buf_limit_is_sticky),
-        cmocka_unit_test(test_parse_bytes),         cmocka_unit_test(test_parse_count),
+        cmocka_unit_test(test_error_set_and_names),
+        cmocka_unit_test(test_buf_limit_is_sticky),
+        cmocka_unit_test(test_parse_bytes),
+        cmocka_unit_test(test_parse_count),
         cmocka_unit_test(test_dtype_table),
+        cmocka_unit_test(test_suggest),
+        cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_compute_capability),
+        cmocka_unit_test(test_buf_wrap),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

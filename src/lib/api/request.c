@@ -1,13 +1,14 @@
 /*
- * request.c - JSON request bodies to jobs, JSON error documents, the page
- * (see request.h).
+ * request.c - JSON request bodies through the option tables, the tco
+ * request, the page (see request.h).
  *
  * The body is parsed once by the project's JSON reader (json_internal.h:
  * duplicate keys, invalid UTF-8 and NaN are rejected there), then each
- * member is turned into the text the command line would have carried and
- * handed to gpuplan_job_set(), the only place option values are checked.
- * Members are applied in document order (jansson keeps insertion order), so
- * the first bad field of a body is the one reported.
+ * member is found in the request's option tables (options.h) and its value
+ * turned into the text the command line would have carried, which the
+ * table's setter checks: the CLI and the API share every name, range and
+ * message. Members are applied in document order (jansson keeps insertion
+ * order), so the first bad field of a body is the one reported.
  */
 #include "gpuplan/request.h"
 
@@ -17,15 +18,16 @@
 #include <string.h>
 
 #include "catalog/embedded_data_internal.h"
+#include "util/i18n_internal.h"
 #include "util/json_internal.h"
-#include "util/levenshtein_internal.h"
+#include "util/suggest_internal.h"
 
 #include "gpuplan/plan.h"
 #include "gpuplan/units.h"
 
 /* Longest option value as text: a double needs 24 bytes, strings are passed through. */
 #define NUMBER_TEXT_MAX 40
-/* Longest option name compared when looking a key up in the option table. */
+/* Longest option name compared when looking a key up in the option tables. */
 #define KEY_NAME_MAX 64
 
 /* "$.seq_len", or "$[\"odd key\"]"-like text with unprintable bytes as '?'. */
@@ -50,70 +52,6 @@ static void json_path_of(const char *key, char *out, size_t out_size)
     }
     safe[n] = '\0';
     (void)snprintf(out, out_size, "$[\"%s\"]", safe);
-}
-
-/* The option whose name equals `key` with '_' for '-'; NULL when none. */
-static const struct gpuplan_job_option *find_option(const char *key)
-{
-    for (const struct gpuplan_job_option *opt = gpuplan_job_options; opt->name; opt++) {
-        const char *a = opt->name;
-        const char *b = key;
-        while (*a && *b && (*a == *b || (*a == '-' && *b == '_'))) {
-            a++;
-            b++;
-        }
-        if (*a == '\0' && *b == '\0')
-            return opt;
-    }
-    return NULL;
-}
-
-/* The JSON spelling of an option name ("seq-len" -> "seq_len"). */
-static void json_name_of(const char *option_name, char *out, size_t out_size)
-{
-    size_t i = 0;
-    for (; option_name[i] && i + 1 < out_size; i++)
-        out[i] = option_name[i] == '-' ? '_' : option_name[i];
-    out[i] = '\0';
-}
-
-static enum gpuplan_status
-unknown_field(const char *key, const char *path, bool accepts_model, struct gpuplan_error *err)
-{
-    gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "unknown field '%s' in the request body", key);
-    /* Suggest the nearest field name, as git's help.c does for commands. */
-    char best[KEY_NAME_MAX] = "";
-    size_t best_distance = SIZE_MAX;
-    if (accepts_model) {
-        best_distance = gpuplan_levenshtein(key, "model");
-        (void)snprintf(best, sizeof best, "model");
-    }
-    for (const struct gpuplan_job_option *opt = gpuplan_job_options; opt->name; opt++) {
-        char name[KEY_NAME_MAX];
-        json_name_of(opt->name, name, sizeof name);
-        const size_t d = gpuplan_levenshtein(key, name);
-        if (d < best_distance) {
-            best_distance = d;
-            (void)snprintf(best, sizeof best, "%s", name);
-        }
-    }
-    /* A suggestion more than a third of the word away is noise (git uses a similar cut). */
-    if (best[0] && best_distance <= 2 + strlen(best) / 3)
-        gpuplan_error_hint(err, "did you mean '%s'? fields are the job options with '_' for '-'",
-                           best);
-    else
-        gpuplan_error_hint(err, "fields are the job options with '_' for '-', e.g. 'seq_len'");
-    return GPUPLAN_ERR_USAGE;
-}
-
-/* Shortest "%.*g" text that reads back to exactly `value` (at most 17 digits). */
-static void real_text(double value, char *out, size_t out_size)
-{
-    for (int digits = 1; digits <= 17; digits++) {
-        (void)snprintf(out, out_size, "%.*g", digits, value);
-        if (strtod(out, NULL) == value)
-            return;
-    }
 }
 
 static const char *json_type_name(const json_t *value)
@@ -162,81 +100,13 @@ static enum gpuplan_status read_model(const json_t *value,
     return GPUPLAN_OK;
 }
 
-/* A choice between exactly "no" and "yes" (e.g. --act-offload). */
-static bool is_yes_no(const struct gpuplan_job_option *opt)
-{
-    const char *const *c = opt->choices;
-    return opt->type == GPUPLAN_OPT_CHOICE && c && c[0] && c[1] && !c[2] &&
-           ((strcmp(c[0], "no") == 0 && strcmp(c[1], "yes") == 0) ||
-            (strcmp(c[0], "yes") == 0 && strcmp(c[1], "no") == 0));
-}
-
-/* Apply one member: the value as the text a command line would carry. */
-static enum gpuplan_status apply_option(struct gpuplan_job *job,
-                                        const struct gpuplan_job_option *opt,
-                                        const char *key,
-                                        const json_t *value,
-                                        const char *path,
-                                        struct gpuplan_error *err)
-{
-    char number[NUMBER_TEXT_MAX];
-    const char *text = NULL;
-    switch (json_typeof(value)) {
-    case JSON_NULL:
-        return GPUPLAN_OK; /* keep the default */
-    case JSON_STRING:
-        text = json_string_value(value);
-        if (strlen(text) != json_string_length(value))
-            return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, path,
-                                     "'%s' contains a NUL byte", key);
-        break;
-    case JSON_INTEGER:
-        (void)snprintf(number, sizeof number, "%" JSON_INTEGER_FORMAT, json_integer_value(value));
-        text = number;
-        break;
-    case JSON_REAL:
-        real_text(json_real_value(value), number, sizeof number);
-        text = number;
-        break;
-    case JSON_TRUE:
-    case JSON_FALSE:
-        /* Yes/no options read JSON booleans; elsewhere the option rejects "true"/"false". */
-        if (is_yes_no(opt))
-            text = json_is_true(value) ? "yes" : "no";
-        else
-            text = json_is_true(value) ? "true" : "false";
-        break;
-    case JSON_OBJECT:
-    case JSON_ARRAY:
-        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path,
-                          "'%s' must be a string, number or boolean; got %s", key,
-                          json_type_name(value));
-        gpuplan_error_hint(err, "lists are one string, as on the command line: \"q_proj,v_proj\"");
-        return GPUPLAN_ERR_USAGE;
-    }
-    struct gpuplan_error set_err;
-    gpuplan_error_init(&set_err);
-    const enum gpuplan_status status = gpuplan_job_set(job, opt->name, text, &set_err);
-    if (status != GPUPLAN_OK) {
-        /* Keep the option's message and hint; the location is the JSON path. */
-        if (err) {
-            *err = set_err;
-            (void)snprintf(err->where, sizeof err->where, "%s", path);
-        }
-        return status;
-    }
-    return GPUPLAN_OK;
-}
-
-#define JOB_BODY_EXAMPLE "{\"model\": \"llama-3.1-8b\", \"method\": \"lora\"}"
-#define TCO_BODY_EXAMPLE "{\"gpu\": \"h100-sxm:8\", \"hours_per_day\": 12}"
-
 /*
  * Every request body: at most GPUPLAN_REQUEST_MAX_BODY_BYTES, one JSON object
  * read by the project's JSON reader (UTF-8, no duplicate keys, bounded depth).
  */
 static enum gpuplan_status parse_body(const char *body,
                                       size_t len,
+                                      bool tco,
                                       const char *example,
                                       json_t **root,
                                       struct gpuplan_error *err)
@@ -245,7 +115,10 @@ static enum gpuplan_status parse_body(const char *body,
         gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, "body",
                           "request body is %zu bytes; the limit is %llu", len,
                           (unsigned long long)GPUPLAN_REQUEST_MAX_BODY_BYTES);
-        gpuplan_error_hint(err, "a request is a small JSON object of job options");
+        if (tco)
+            gpuplan_error_hint(err, "a request is a small JSON object of tco options");
+        else
+            gpuplan_error_hint(err, "a request is a small JSON object of job options");
         return GPUPLAN_ERR_TOO_LARGE;
     }
     enum gpuplan_status status =
@@ -255,32 +128,222 @@ static enum gpuplan_status parse_body(const char *body,
     return status;
 }
 
-enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
-                                          const char *body,
-                                          size_t len,
-                                          char *model_out,
-                                          size_t model_size,
-                                          struct gpuplan_error *err)
+/* The JSON spelling of an option name ("seq-len" -> "seq_len"). */
+static void json_name_of(const char *option_name, char *out, size_t out_size)
+{
+    size_t i = 0;
+    for (; option_name[i] && i + 1 < out_size; i++)
+        out[i] = option_name[i] == '-' ? '_' : option_name[i];
+    out[i] = '\0';
+}
+
+/* Which request a body is: the words of its unknown-field errors. */
+enum body_kind { BODY_JOB, BODY_TCO };
+
+/* One body: the tables its keys name, and what to do beside setting them. */
+struct body_reader {
+    const struct gpuplan_option_group *groups;
+    size_t n_groups;
+    enum body_kind kind;
+    const char *example; /* a body such as {"model": ...}, for the malformed-JSON hint */
+    char *model_out;     /* NULL: "model" is an unknown field */
+    size_t model_size;
+    /* called after each option applied (the planner marks the knobs it fixes) */
+    void (*on_set)(void *ctx, const struct gpuplan_option *opt);
+    void *ctx;
+};
+
+/* A field of the body: not a command-line-only option. */
+static bool is_field(const struct gpuplan_option *opt)
+{
+    return !(opt->flags & GPUPLAN_OPTION_CLI_ONLY);
+}
+
+/* The option whose JSON name is `key` (no '-' in keys), and its group. */
+static const struct gpuplan_option *
+find_field(const struct body_reader *r, const char *key, size_t *group)
+{
+    if (strchr(key, '-'))
+        return NULL;
+    for (size_t g = 0; g < r->n_groups; g++) {
+        for (const struct gpuplan_option *o = r->groups[g].options; o->name; o++) {
+            char name[KEY_NAME_MAX];
+            json_name_of(o->name, name, sizeof name);
+            if (is_field(o) && strcmp(name, key) == 0) {
+                *group = g;
+                return o;
+            }
+        }
+    }
+    return NULL;
+}
+
+static enum gpuplan_status unknown_field(const struct body_reader *r,
+                                         const char *key,
+                                         const char *path,
+                                         struct gpuplan_error *err)
+{
+    const bool tco = r->kind == BODY_TCO;
+    if (tco)
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path,
+                          "unknown field '%s' in the tco request body", key);
+    else
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "unknown field '%s' in the request body",
+                          key);
+    /* Suggest the nearest field name (suggest_internal.h), as git's help.c does for commands. */
+    struct gpuplan_suggest s;
+    gpuplan_suggest_init(&s, key);
+    if (r->model_out)
+        gpuplan_suggest_add(&s, "model");
+    for (size_t g = 0; g < r->n_groups; g++) {
+        for (const struct gpuplan_option *o = r->groups[g].options; o->name; o++) {
+            char name[KEY_NAME_MAX];
+            json_name_of(o->name, name, sizeof name);
+            if (is_field(o) && !(o->flags & r->groups[g].refuse))
+                gpuplan_suggest_add(&s, name);
+        }
+    }
+    if (s.n && tco)
+        gpuplan_error_hint(err, "did you mean '%s'? fields are the 'gpuplan tco' flags with '_'",
+                           s.best[0].text);
+    else if (s.n)
+        gpuplan_error_hint(err, "did you mean '%s'? fields are the job options with '_' for '-'",
+                           s.best[0].text);
+    else if (tco)
+        gpuplan_error_hint(err, "fields are the 'gpuplan tco' flags with '_' for '-', e.g. "
+                                "'hours_per_day'");
+    else
+        gpuplan_error_hint(err, "fields are the job options with '_' for '-', e.g. 'seq_len'");
+    return GPUPLAN_ERR_USAGE;
+}
+
+/* A choice between exactly "no" and "yes" (e.g. --act-offload): JSON booleans name them. */
+static bool is_yes_no(const struct gpuplan_option *opt)
+{
+    const char *const *c = opt->choices;
+    return opt->kind == GPUPLAN_OPTION_CHOICE && c && c[0] && c[1] && !c[2] &&
+           ((strcmp(c[0], "no") == 0 && strcmp(c[1], "yes") == 0) ||
+            (strcmp(c[0], "yes") == 0 && strcmp(c[1], "no") == 0));
+}
+
+/*
+ * The text a command line would carry for `value`: strings as they are,
+ * integers in decimal, reals as the shortest text that reads back exactly,
+ * booleans as yes/no for yes/no choices (else "true"/"false", which the
+ * option refuses with its own message). *text NULL with GPUPLAN_OK: null,
+ * keep the default.
+ */
+static enum gpuplan_status value_text(const struct gpuplan_option *opt,
+                                      const char *key,
+                                      const json_t *value,
+                                      const char *path,
+                                      char *number,
+                                      const char **text,
+                                      struct gpuplan_error *err)
+{
+    *text = NULL;
+    switch (json_typeof(value)) {
+    case JSON_NULL:
+        return GPUPLAN_OK;
+    case JSON_STRING:
+        *text = json_string_value(value);
+        if (strlen(*text) != json_string_length(value))
+            return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, path,
+                                     "'%s' contains a NUL byte", key);
+        return GPUPLAN_OK;
+    case JSON_INTEGER:
+        (void)snprintf(number, NUMBER_TEXT_MAX, "%" JSON_INTEGER_FORMAT, json_integer_value(value));
+        *text = number;
+        return GPUPLAN_OK;
+    case JSON_REAL:
+        gpuplan_format_double(number, NUMBER_TEXT_MAX, json_real_value(value));
+        *text = number;
+        return GPUPLAN_OK;
+    case JSON_TRUE:
+    case JSON_FALSE:
+        if (is_yes_no(opt))
+            *text = json_is_true(value) ? "yes" : "no";
+        else
+            *text = json_is_true(value) ? "true" : "false";
+        return GPUPLAN_OK;
+    case JSON_OBJECT:
+    case JSON_ARRAY:
+        break;
+    }
+    gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path,
+                      "'%s' must be a string, number or boolean; got %s", key,
+                      json_type_name(value));
+    gpuplan_error_hint(err, "lists are one string, as on the command line: \"q_proj,v_proj\"");
+    return GPUPLAN_ERR_USAGE;
+}
+
+/* Apply one member to its option: the value as the text a command line would carry. */
+static enum gpuplan_status apply_field(const struct body_reader *r,
+                                       const struct gpuplan_option_group *group,
+                                       const struct gpuplan_option *opt,
+                                       const char *key,
+                                       const json_t *value,
+                                       const char *path,
+                                       struct gpuplan_error *err)
+{
+    if (opt->flags & group->refuse) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' is searched by the planner", key);
+        gpuplan_error_hint(err, "use 'max_gpus'");
+        return GPUPLAN_ERR_USAGE;
+    }
+    if (json_is_null(value))
+        return GPUPLAN_OK; /* keep the default */
+    char number[NUMBER_TEXT_MAX];
+    const char *text = NULL;
+    if (opt->kind == GPUPLAN_OPTION_FLAG) {
+        if (!json_is_boolean(value))
+            return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' must be true or false",
+                                     key);
+        if (json_is_false(value))
+            return GPUPLAN_OK;
+    } else {
+        const enum gpuplan_status st = value_text(opt, key, value, path, number, &text, err);
+        if (st != GPUPLAN_OK)
+            return st;
+    }
+    struct gpuplan_error set_err;
+    gpuplan_error_init(&set_err);
+    const enum gpuplan_status status = gpuplan_option_set(opt, group->dest, text, true, &set_err);
+    if (status != GPUPLAN_OK) {
+        /* Keep the option's message and hint; the location is the JSON path. */
+        if (err) {
+            *err = set_err;
+            (void)snprintf(err->where, sizeof err->where, "%s", path);
+        }
+        return status;
+    }
+    if (r->on_set)
+        r->on_set(r->ctx, opt);
+    return GPUPLAN_OK;
+}
+
+/* Read one body: every member is "model" or a field of the reader's tables. */
+static enum gpuplan_status
+read_body(const struct body_reader *r, const char *body, size_t len, struct gpuplan_error *err)
 {
     json_t *root = NULL;
-    enum gpuplan_status status = parse_body(body, len, JOB_BODY_EXAMPLE, &root, err);
+    enum gpuplan_status status = parse_body(body, len, r->kind == BODY_TCO, r->example, &root, err);
     if (status != GPUPLAN_OK)
         return status;
-    const bool accepts_model = model_out != NULL && model_size > 0;
     const char *key;
     json_t *value;
     json_object_foreach(root, key, value)
     {
         char path[GPUPLAN_ERROR_WHERE_MAX];
         json_path_of(key, path, sizeof path);
-        if (accepts_model && strcmp(key, "model") == 0) {
-            status = read_model(value, path, model_out, model_size, err);
-        } else {
-            /* JSON keys spell options with '_' only: "seq-len" is not a field. */
-            const struct gpuplan_job_option *opt = strchr(key, '-') ? NULL : find_option(key);
-            status = opt ? apply_option(job, opt, key, value, path, err)
-                         : unknown_field(key, path, accepts_model, err);
-        }
+        size_t group = 0;
+        const struct gpuplan_option *opt = NULL;
+        if (r->model_out && strcmp(key, "model") == 0)
+            status = read_model(value, path, r->model_out, r->model_size, err);
+        else if ((opt = find_field(r, key, &group)) != NULL)
+            status = apply_field(r, &r->groups[group], opt, key, value, path, err);
+        else
+            status = unknown_field(r, key, path, err);
         if (status != GPUPLAN_OK)
             break;
     }
@@ -288,87 +351,58 @@ enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
     return status;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is not one (RFC 3629). */
-static size_t utf8_sequence_len(const unsigned char *s, size_t n)
+#define JOB_BODY_EXAMPLE "{\"model\": \"llama-3.1-8b\", \"method\": \"lora\"}"
+#define TCO_BODY_EXAMPLE "{\"gpu\": \"h100-sxm:8\", \"hours_per_day\": 12}"
+
+/* A job body (estimate) or a plan body (recommend): the job's fields, with "model". */
+static enum gpuplan_status read_job_body(const struct gpuplan_option_group *groups,
+                                         size_t n_groups,
+                                         void (*on_set)(void *ctx,
+                                                        const struct gpuplan_option *opt),
+                                         void *ctx,
+                                         const char *body,
+                                         size_t len,
+                                         char *model_out,
+                                         size_t model_size,
+                                         struct gpuplan_error *err)
 {
-    size_t need;
-    unsigned min_cp;
-    unsigned cp;
-    if (s[0] < 0x80)
-        return 1;
-    if ((s[0] & 0xe0) == 0xc0) {
-        need = 2;
-        cp = s[0] & 0x1fu;
-        min_cp = 0x80;
-    } else if ((s[0] & 0xf0) == 0xe0) {
-        need = 3;
-        cp = s[0] & 0x0fu;
-        min_cp = 0x800;
-    } else if ((s[0] & 0xf8) == 0xf0) {
-        need = 4;
-        cp = s[0] & 0x07u;
-        min_cp = 0x10000;
-    } else {
-        return 0;
-    }
-    if (need > n)
-        return 0;
-    for (size_t i = 1; i < need; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3fu);
-    }
-    if (cp < min_cp || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return need;
+    const bool accepts_model = model_out != NULL && model_size > 0;
+    const struct body_reader r = {
+        groups,     n_groups, BODY_JOB, JOB_BODY_EXAMPLE, accepts_model ? model_out : NULL,
+        model_size, on_set,   ctx
+    };
+    return read_body(&r, body, len, err);
 }
 
-/*
- * Append `text` as a JSON string. Messages are truncated by snprintf and may
- * end inside a UTF-8 sequence, so invalid bytes become U+FFFD.
- */
-static void append_json_string(struct gpuplan_buf *buf, const char *text)
+enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
+                                          const char *body,
+                                          size_t len,
+                                          char *model_out,
+                                          size_t model_size,
+                                          struct gpuplan_error *err)
 {
-    const unsigned char *s = (const unsigned char *)text;
-    size_t n = strlen(text);
-    gpuplan_buf_puts(buf, "\"");
-    while (n > 0) {
-        const unsigned char ch = s[0];
-        size_t step = 1;
-        if (ch == '"' || ch == '\\') {
-            gpuplan_buf_printf(buf, "\\%c", ch);
-        } else if (ch == '\n') {
-            gpuplan_buf_puts(buf, "\\n");
-        } else if (ch == '\t') {
-            gpuplan_buf_puts(buf, "\\t");
-        } else if (ch < 0x20 || ch == 0x7f) {
-            gpuplan_buf_printf(buf, "\\u%04x", ch);
-        } else {
-            step = utf8_sequence_len(s, n);
-            if (step == 0) {
-                gpuplan_buf_puts(buf, "\\ufffd");
-                step = 1;
-            } else {
-                gpuplan_buf_append(buf, s, step);
-            }
-        }
-        s += step;
-        n -= step;
-    }
-    gpuplan_buf_puts(buf, "\"");
+    const struct gpuplan_option_group groups[] = { { gpuplan_job_options, job, 0 } };
+    return read_job_body(groups, 1, NULL, NULL, body, len, model_out, model_size, err);
 }
 
-void gpuplan_render_error_json(const struct gpuplan_error *err, struct gpuplan_buf *buf)
+/* A job option the body gave fixes its knob (plan.h). */
+static void mark_fixed(void *ctx, const struct gpuplan_option *opt)
 {
-    gpuplan_buf_puts(buf, "{\"error\":{\"code\":");
-    append_json_string(buf, gpuplan_status_name(err->code));
-    gpuplan_buf_puts(buf, ",\"message\":");
-    append_json_string(buf, err->message);
-    gpuplan_buf_puts(buf, ",\"hint\":");
-    append_json_string(buf, err->hint);
-    gpuplan_buf_puts(buf, ",\"where\":");
-    append_json_string(buf, err->where);
-    gpuplan_buf_puts(buf, "}}\n");
+    gpuplan_plan_request_mark_fixed(ctx, opt);
+}
+
+enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *req,
+                                                   const char *body,
+                                                   size_t len,
+                                                   char *model_out,
+                                                   size_t model_size,
+                                                   struct gpuplan_error *err)
+{
+    const struct gpuplan_option_group groups[] = {
+        { gpuplan_plan_options, req, 0 },
+        { gpuplan_job_options, &req->job, GPUPLAN_OPTION_SEARCHED },
+    };
+    return read_job_body(groups, 2, mark_fixed, req, body, len, model_out, model_size, err);
 }
 
 enum gpuplan_status
@@ -383,134 +417,57 @@ gpuplan_web_page(const char **out_bytes, size_t *out_len, struct gpuplan_error *
     return GPUPLAN_OK;
 }
 
-/* ---- POST /v1/tco bodies -------------------------------------------------------------------- */
+/* ---- the tco request ------------------------------------------------------------------------ */
 
-/* The cost input whose flag equals `key` with '_' for '-'; -1 when none. */
-static int find_cost_input(const char *key)
+#define TCO(field) GPUPLAN_OPTION_AT(struct gpuplan_tco_request, field)
+
+const struct gpuplan_option gpuplan_tco_options[] = {
+    { .name = "gpu",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_CHARS,
+      TCO(gpu),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "ID:N",
+      .help = GPUPLAN_N_("catalog GPU id and count (required), e.g. h100-sxm:8") },
+    { .name = "platform",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_CHARS,
+      TCO(platform_id),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "ID",
+      .help = GPUPLAN_N_("catalog server platform"),
+      .default_doc = GPUPLAN_N_("the GPU's first") },
+    { .name = NULL },
+};
+
+void gpuplan_tco_request_init(struct gpuplan_tco_request *req)
 {
-    for (int k = 0; k < GPUPLAN_COST_INPUT_COUNT; k++) {
-        const char *a = gpuplan_cost_input_flag((enum gpuplan_cost_input)k);
-        const char *b = key;
-        while (*a && *b && (*a == *b || (*a == '-' && *b == '_'))) {
-            a++;
-            b++;
-        }
-        if (*a == '\0' && *b == '\0' && !strchr(key, '-'))
-            return k;
-    }
-    return -1;
+    memset(req, 0, sizeof *req);
+    (void)gpuplan_options_init(gpuplan_tco_options, req, NULL);
+    (void)gpuplan_options_init(gpuplan_cost_options, &req->overrides, NULL);
 }
 
-static enum gpuplan_status
-tco_unknown_field(const char *key, const char *path, struct gpuplan_error *err)
+enum gpuplan_status gpuplan_tco_request_split_gpu(struct gpuplan_tco_request *req,
+                                                  struct gpuplan_error *err)
 {
-    gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "unknown field '%s' in the tco request body",
-                      key);
-    static const char *const fixed[] = { "gpu", "platform" };
-    char best[KEY_NAME_MAX] = "";
-    size_t best_distance = SIZE_MAX;
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
-        const size_t d = gpuplan_levenshtein(key, fixed[i]);
-        if (d < best_distance) {
-            best_distance = d;
-            (void)snprintf(best, sizeof best, "%s", fixed[i]);
-        }
-    }
-    for (int k = 0; k < GPUPLAN_COST_INPUT_COUNT; k++) {
-        char name[KEY_NAME_MAX];
-        json_name_of(gpuplan_cost_input_flag((enum gpuplan_cost_input)k), name, sizeof name);
-        const size_t d = gpuplan_levenshtein(key, name);
-        if (d < best_distance) {
-            best_distance = d;
-            (void)snprintf(best, sizeof best, "%s", name);
-        }
-    }
-    /* The same cut as unknown_field(): a third of the word plus two edits. */
-    if (best[0] && best_distance <= 2 + strlen(best) / 3)
-        gpuplan_error_hint(err, "did you mean '%s'? fields are the 'gpuplan tco' flags with '_'",
-                           best);
-    else
-        gpuplan_error_hint(err, "fields are the 'gpuplan tco' flags with '_' for '-', e.g. "
-                                "'hours_per_day'");
-    return GPUPLAN_ERR_USAGE;
-}
-
-/* A string member without NUL bytes that fits `size` (with its NUL). */
-static enum gpuplan_status read_id(const json_t *value,
-                                   const char *key,
-                                   const char *path,
-                                   char *out,
-                                   size_t size,
-                                   struct gpuplan_error *err)
-{
-    if (!json_is_string(value))
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' must be a string; got %s", key,
-                                 json_type_name(value));
-    const size_t n = json_string_length(value);
-    if (memchr(json_string_value(value), '\0', n))
-        return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, path, "'%s' contains a NUL byte",
-                                 key);
-    if (n == 0)
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' is empty", key);
-    if (n >= size)
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path,
-                                 "'%s' is %zu bytes long; the limit is %zu", key, n, size - 1);
-    memcpy(out, json_string_value(value), n + 1);
-    return GPUPLAN_OK;
-}
-
-/* "h100-sxm:8" -> id and count, with the limits of `gpuplan tco --gpu` (src/cli/cmd_tco.c). */
-static enum gpuplan_status read_gpu_count(struct gpuplan_tco_request *req,
-                                          const char *text,
-                                          const char *path,
-                                          struct gpuplan_error *err)
-{
+    const char *text = req->gpu;
+    if (!text[0])
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'--gpu ID:N' is required");
     const char *colon = strchr(text, ':');
     const size_t len = colon ? (size_t)(colon - text) : strlen(text);
-    if (len == 0 || len >= sizeof req->gpu_id) {
-        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'gpu' value '%.80s' is not ID:N", text);
-        gpuplan_error_hint(err, "e.g. \"h100-sxm:8\"; GET /v1/gpus lists the ids");
-        return GPUPLAN_ERR_USAGE;
-    }
+    if (len == 0 || len >= sizeof req->gpu_id)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'--gpu %s' is not ID:N", text);
     memcpy(req->gpu_id, text, len);
     req->gpu_id[len] = '\0';
     req->n_gpus = 1;
     if (colon) {
         uint64_t n = 0;
-        if (!gpuplan_parse_count(colon + 1, &n) || n < 1 || n > 100000) {
-            return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path,
-                                     "GPU count '%.40s' in 'gpu' must be 1..100000", colon + 1);
-        }
+        if (!gpuplan_parse_count(colon + 1, &n) || n < 1 || n > GPUPLAN_TCO_MAX_GPUS)
+            return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                     "GPU count '%s' in '--gpu %s' must be 1..%d", colon + 1, text,
+                                     GPUPLAN_TCO_MAX_GPUS);
         req->n_gpus = (uint32_t)n;
     }
-    return GPUPLAN_OK;
-}
-
-/* A cost input: a JSON number, or a string with a number (as the flag's text). */
-static enum gpuplan_status read_cost_value(struct gpuplan_tco_request *req,
-                                           int k,
-                                           const char *key,
-                                           const json_t *value,
-                                           const char *path,
-                                           struct gpuplan_error *err)
-{
-    double v = 0.0;
-    if (json_is_null(value))
-        return GPUPLAN_OK;
-    if (json_is_number(value)) {
-        v = json_number_value(value);
-    } else if (json_is_string(value) &&
-               strlen(json_string_value(value)) == json_string_length(value) &&
-               gpuplan_parse_double(json_string_value(value), &v)) {
-        /* numeric text, as on the command line */
-    } else {
-        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' needs a number; got %s", key,
-                          json_type_name(value));
-        gpuplan_error_hint(err, "unit: %s", gpuplan_cost_input_unit((enum gpuplan_cost_input)k));
-        return GPUPLAN_ERR_USAGE;
-    }
-    req->set[k] = true;
-    req->value[k] = v;
     return GPUPLAN_OK;
 }
 
@@ -519,57 +476,65 @@ enum gpuplan_status gpuplan_tco_request_from_json(struct gpuplan_tco_request *re
                                                   size_t len,
                                                   struct gpuplan_error *err)
 {
-    memset(req, 0, sizeof *req);
-    req->n_gpus = 1;
-    if (len > GPUPLAN_REQUEST_MAX_BODY_BYTES) {
-        gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, "body",
-                          "request body is %zu bytes; the limit is %llu", len,
-                          (unsigned long long)GPUPLAN_REQUEST_MAX_BODY_BYTES);
-        gpuplan_error_hint(err, "a request is a small JSON object of tco options");
-        return GPUPLAN_ERR_TOO_LARGE;
-    }
-    json_t *root = NULL;
-    enum gpuplan_status status =
-        gpuplan_json_parse((const uint8_t *)body, len, "body", true, &root, err);
-    if (status != GPUPLAN_OK) {
-        if (status == GPUPLAN_ERR_INVALID_INPUT && err)
-            gpuplan_error_hint(err, "send one JSON object (UTF-8) such as "
-                                    "{\"gpu\": \"h100-sxm:8\", \"hours_per_day\": 12}");
+    gpuplan_tco_request_init(req);
+    const struct gpuplan_option_group groups[] = {
+        { gpuplan_tco_options, req, 0 },
+        { gpuplan_cost_options, &req->overrides, 0 },
+    };
+    const struct body_reader r = { groups, 2, BODY_TCO, TCO_BODY_EXAMPLE, NULL, 0, NULL, NULL };
+    enum gpuplan_status status = read_body(&r, body, len, err);
+    if (status != GPUPLAN_OK)
         return status;
-    }
-    const char *key;
-    json_t *value;
-    json_object_foreach(root, key, value)
-    {
-        char path[GPUPLAN_ERROR_WHERE_MAX];
-        json_path_of(key, path, sizeof path);
-        int k = -1;
-        if (strcmp(key, "gpu") == 0) {
-            char text[2 * GPUPLAN_TCO_REQUEST_ID_MAX];
-            status = json_is_null(value) ? GPUPLAN_OK
-                                         : read_id(value, key, path, text, sizeof text, err);
-            if (status == GPUPLAN_OK && !json_is_null(value))
-                status = read_gpu_count(req, text, path, err);
-        } else if (strcmp(key, "platform") == 0) {
-            status = json_is_null(value) ? GPUPLAN_OK
-                                         : read_id(value, key, path, req->platform_id,
-                                                   sizeof req->platform_id, err);
-        } else if ((k = find_cost_input(key)) >= 0) {
-            status = read_cost_value(req, k, key, value, path, err);
-        } else {
-            status = tco_unknown_field(key, path, err);
-        }
-        if (status != GPUPLAN_OK)
-            break;
-    }
-    json_decref(root);
-    if (status == GPUPLAN_OK && !req->gpu_id[0]) {
+    if (!req->gpu[0]) {
         gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "$.gpu", "missing 'gpu' in the request body");
         gpuplan_error_hint(err, "name a catalog GPU and count, e.g. {\"gpu\": \"h100-sxm:8\"}; "
                                 "GET /v1/gpus lists them");
         return GPUPLAN_ERR_USAGE;
     }
+    status = gpuplan_tco_request_split_gpu(req, err);
+    if (status != GPUPLAN_OK && err) {
+        (void)snprintf(err->where, sizeof err->where, "$.gpu");
+        gpuplan_error_hint(err, "e.g. \"h100-sxm:8\"; GET /v1/gpus lists the ids");
+    }
     return status;
+}
+
+enum gpuplan_status gpuplan_tco_request_inputs(const struct gpuplan_catalog *catalog,
+                                               const struct gpuplan_tco_request *req,
+                                               struct gpuplan_cost_inputs *in,
+                                               enum gpuplan_tco_field *field,
+                                               enum gpuplan_cost_input *input,
+                                               struct gpuplan_error *err)
+{
+    *field = GPUPLAN_TCO_FIELD_NONE;
+    const struct gpuplan_gpu *gpu = NULL;
+    if (gpuplan_catalog_get_gpu(catalog, req->gpu_id, &gpu, err) != GPUPLAN_OK) {
+        *field = GPUPLAN_TCO_FIELD_GPU;
+        return GPUPLAN_ERR_NOT_FOUND;
+    }
+    /* The named platform, else the GPU's first one, else none. */
+    const struct gpuplan_platform *platform = NULL;
+    const char *platform_id =
+        req->platform_id[0] ? req->platform_id : (gpu->n_platforms ? gpu->platforms[0] : NULL);
+    if (platform_id) {
+        platform = gpuplan_catalog_find_platform(catalog, platform_id);
+        if (!platform && req->platform_id[0]) {
+            *field = GPUPLAN_TCO_FIELD_PLATFORM;
+            return gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL, "unknown platform '%s'",
+                                     req->platform_id);
+        }
+    }
+    enum gpuplan_status st = gpuplan_cost_inputs_init(in, gpu, req->n_gpus, platform, err);
+    for (int k = 0; st == GPUPLAN_OK && k < GPUPLAN_COST_INPUT_COUNT; k++) {
+        if (!req->overrides.set[k])
+            continue;
+        st = gpuplan_cost_inputs_set(in, (enum gpuplan_cost_input)k, req->overrides.value[k], err);
+        if (st != GPUPLAN_OK) {
+            *field = GPUPLAN_TCO_FIELD_COST_INPUT;
+            *input = (enum gpuplan_cost_input)k;
+        }
+    }
+    return st;
 }
 
 enum gpuplan_status gpuplan_tco_request_run(const struct gpuplan_catalog *catalog,
@@ -578,236 +543,28 @@ enum gpuplan_status gpuplan_tco_request_run(const struct gpuplan_catalog *catalo
                                             struct gpuplan_tco *out,
                                             struct gpuplan_error *err)
 {
-    const struct gpuplan_gpu *gpu = NULL;
-    if (gpuplan_catalog_get_gpu(catalog, req->gpu_id, &gpu, err) != GPUPLAN_OK) {
-        (void)snprintf(err->where, sizeof err->where, "$.gpu");
-        return err->code;
-    }
-    /* As cmd_tco.c: the named platform, else the GPU's first one, else none. */
-    const struct gpuplan_platform *platform = NULL;
-    const char *platform_id =
-        req->platform_id[0] ? req->platform_id : (gpu->n_platforms ? gpu->platforms[0] : NULL);
-    if (platform_id) {
-        platform = gpuplan_catalog_find_platform(catalog, platform_id);
-        if (!platform && req->platform_id[0]) {
-            gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, "$.platform", "unknown platform '%s'",
-                              req->platform_id);
+    enum gpuplan_tco_field field = GPUPLAN_TCO_FIELD_NONE;
+    enum gpuplan_cost_input input = GPUPLAN_COST_GPU_PRICE;
+    enum gpuplan_status st = gpuplan_tco_request_inputs(catalog, req, in, &field, &input, err);
+    if (st != GPUPLAN_OK && err) {
+        char name[KEY_NAME_MAX];
+        switch (field) {
+        case GPUPLAN_TCO_FIELD_GPU:
+            (void)snprintf(err->where, sizeof err->where, "$.gpu");
+            break;
+        case GPUPLAN_TCO_FIELD_PLATFORM:
+            (void)snprintf(err->where, sizeof err->where, "$.platform");
             gpuplan_error_hint(err, "GET /v1/gpus lists each GPU's platforms");
-            return GPUPLAN_ERR_NOT_FOUND;
-        }
-    }
-    enum gpuplan_status st = gpuplan_cost_inputs_init(in, gpu, req->n_gpus, platform, err);
-    for (int k = 0; st == GPUPLAN_OK && k < GPUPLAN_COST_INPUT_COUNT; k++) {
-        if (!req->set[k])
-            continue;
-        st = gpuplan_cost_inputs_set(in, (enum gpuplan_cost_input)k, req->value[k], err);
-        if (st != GPUPLAN_OK) {
-            char name[KEY_NAME_MAX];
-            json_name_of(gpuplan_cost_input_flag((enum gpuplan_cost_input)k), name, sizeof name);
+            break;
+        case GPUPLAN_TCO_FIELD_COST_INPUT:
+            json_name_of(gpuplan_cost_input_flag(input), name, sizeof name);
             (void)snprintf(err->where, sizeof err->where, "$.%s", name);
+            break;
+        case GPUPLAN_TCO_FIELD_NONE:
+            break;
         }
     }
     if (st == GPUPLAN_OK)
         st = gpuplan_tco_compute(in, out, err);
     return st;
-}
-
-/* ---- POST /v1/recommend bodies --------------------------------------------------------------- */
-
-/* A number >= 0 (JSON number or numeric string), as `gpuplan recommend` reads its reals. */
-static enum gpuplan_status plan_real(const json_t *value,
-                                     const char *key,
-                                     const char *path,
-                                     double *out,
-                                     struct gpuplan_error *err)
-{
-    double v = -1.0;
-    if (json_is_number(value))
-        v = json_number_value(value);
-    else if (!json_is_string(value) ||
-             strlen(json_string_value(value)) != json_string_length(value) ||
-             !gpuplan_parse_double(json_string_value(value), &v))
-        v = -1.0;
-    if (!(v >= 0.0))
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' must be a number >= 0", key);
-    *out = v;
-    return GPUPLAN_OK;
-}
-
-/* The text of a string member (no NUL bytes), or NULL with err set. */
-static const char *
-plan_text(const json_t *value, const char *key, const char *path, struct gpuplan_error *err)
-{
-    if (!json_is_string(value) || strlen(json_string_value(value)) != json_string_length(value)) {
-        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' must be a string; got %s", key,
-                          json_type_name(value));
-        return NULL;
-    }
-    return json_string_value(value);
-}
-
-static enum gpuplan_status plan_choice(const json_t *value,
-                                       const char *key,
-                                       const char *path,
-                                       const char *const *names,
-                                       int n,
-                                       int *out,
-                                       struct gpuplan_error *err)
-{
-    const char *text = plan_text(value, key, path, err);
-    if (!text)
-        return GPUPLAN_ERR_USAGE;
-    for (int i = 0; i < n; i++) {
-        if (strcmp(text, names[i]) == 0) {
-            *out = i;
-            return GPUPLAN_OK;
-        }
-    }
-    gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "unknown value '%.64s' for '%s'", text, key);
-    gpuplan_error_hint(err, "one of %s|%s|%s|%s", names[0], names[1], names[2], names[3]);
-    return GPUPLAN_ERR_USAGE;
-}
-
-/* "a,b" -> gpu_ids, a ":N" count dropped (searched), as cmd_recommend.c's --gpu. */
-static enum gpuplan_status plan_gpu_list(struct gpuplan_plan_request *req,
-                                         const json_t *value,
-                                         const char *path,
-                                         struct gpuplan_error *err)
-{
-    const char *text = plan_text(value, "gpu", path, err);
-    if (!text)
-        return GPUPLAN_ERR_USAGE;
-    req->n_gpu_ids = 0;
-    for (const char *p = text; *p;) {
-        const size_t n = strcspn(p, ",");
-        if (n == 0 || n >= sizeof req->gpu_ids[0] || req->n_gpu_ids >= GPUPLAN_PLAN_MAX_GPU_IDS)
-            return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path,
-                                     "'gpu' is '%.64s'; want up to %d ids separated by ','", text,
-                                     GPUPLAN_PLAN_MAX_GPU_IDS);
-        char *id = req->gpu_ids[req->n_gpu_ids];
-        memcpy(id, p, n);
-        id[n] = '\0';
-        char *colon = strchr(id, ':');
-        if (colon)
-            *colon = '\0';
-        req->n_gpu_ids++;
-        p += n;
-        if (*p == ',')
-            p++;
-    }
-    return GPUPLAN_OK;
-}
-
-/* A planner member; *matched false when `key` is not a planner option. */
-static enum gpuplan_status plan_member(struct gpuplan_plan_request *req,
-                                       const char *key,
-                                       const json_t *value,
-                                       const char *path,
-                                       bool *matched,
-                                       struct gpuplan_error *err)
-{
-    static const char *const objectives[] = { "cost", "time", "gpus", "capex" };
-    static const char *const vendors[] = { "nvidia", "amd", "intel", "any" };
-    *matched = true;
-    int choice = 0;
-    enum gpuplan_status st = GPUPLAN_OK;
-    if (strcmp(key, "on_prem") == 0 || strcmp(key, "cloud") == 0) {
-        if (!json_is_boolean(value))
-            return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' must be true or false",
-                                     key);
-        if (json_is_true(value))
-            req->where = key[0] == 'o' ? GPUPLAN_WHERE_ON_PREM : GPUPLAN_WHERE_CLOUD;
-    } else if (strcmp(key, "deadline_hours") == 0) {
-        st = plan_real(value, key, path, &req->deadline_hours, err);
-    } else if (strcmp(key, "budget") == 0) {
-        st = plan_real(value, key, path, &req->budget_usd, err);
-    } else if (strcmp(key, "target_tokens_per_s") == 0) {
-        st = plan_real(value, key, path, &req->target_tokens_per_s_per_user, err);
-    } else if (strcmp(key, "headroom") == 0) {
-        st = plan_real(value, key, path, &req->min_headroom_fraction, err);
-    } else if (strcmp(key, "max_gpus") == 0 || strcmp(key, "top") == 0) {
-        double v = 0.0;
-        st = plan_real(value, key, path, &v, err);
-        /* 1..4096 as the CLI; whole numbers only. */
-        if (st == GPUPLAN_OK && (v < 1.0 || v > 4096.0 || v != (double)(uint32_t)v))
-            st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' must be 1..4096", key);
-        if (st == GPUPLAN_OK && key[0] == 'm')
-            req->max_gpus = (uint32_t)v;
-        else if (st == GPUPLAN_OK)
-            req->top_k = (uint32_t)v;
-    } else if (strcmp(key, "objective") == 0) {
-        st = plan_choice(value, key, path, objectives, 4, &choice, err);
-        if (st == GPUPLAN_OK)
-            req->objective = (enum gpuplan_plan_objective)choice;
-    } else if (strcmp(key, "vendor") == 0) {
-        st = plan_choice(value, key, path, vendors, 4, &choice, err);
-        if (st == GPUPLAN_OK)
-            req->vendor = choice == 3 ? GPUPLAN_PLAN_ANY_VENDOR : choice;
-    } else if (strcmp(key, "gpu") == 0) {
-        st = plan_gpu_list(req, value, path, err);
-    } else if (strcmp(key, "nodes") == 0 || strcmp(key, "tp") == 0 || strcmp(key, "pp") == 0) {
-        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' is searched by the planner", key);
-        gpuplan_error_hint(err, "use 'max_gpus'");
-        st = GPUPLAN_ERR_USAGE;
-    } else {
-        *matched = false;
-    }
-    return st;
-}
-
-enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *req,
-                                                   const char *body,
-                                                   size_t len,
-                                                   char *model_out,
-                                                   size_t model_size,
-                                                   struct gpuplan_error *err)
-{
-    json_t *root = NULL;
-    enum gpuplan_status status = parse_body(body, len, JOB_BODY_EXAMPLE, &root, err);
-    if (status != GPUPLAN_OK)
-        return status;
-    const bool accepts_model = model_out != NULL && model_size > 0;
-    const char *key;
-    json_t *value;
-    json_object_foreach(root, key, value)
-    {
-        char path[GPUPLAN_ERROR_WHERE_MAX];
-        json_path_of(key, path, sizeof path);
-        bool matched = false;
-        if (accepts_model && strcmp(key, "model") == 0) {
-            status = read_model(value, path, model_out, model_size, err);
-            matched = true;
-        } else if (!json_is_null(value)) {
-            status = plan_member(req, key, value, path, &matched, err);
-        } else {
-            /* null keeps the default of any known field */
-            static const char *const planner_keys[] = { "on_prem",
-                                                        "cloud",
-                                                        "deadline_hours",
-                                                        "budget",
-                                                        "target_tokens_per_s",
-                                                        "headroom",
-                                                        "max_gpus",
-                                                        "top",
-                                                        "objective",
-                                                        "vendor",
-                                                        "gpu",
-                                                        "concurrency" };
-            for (size_t i = 0; i < sizeof planner_keys / sizeof planner_keys[0]; i++)
-                matched = matched || strcmp(key, planner_keys[i]) == 0;
-            matched = matched || (!strchr(key, '-') && find_option(key) != NULL);
-        }
-        if (status == GPUPLAN_OK && !matched) {
-            const char *job_key = strcmp(key, "concurrency") == 0 ? "batch" : key;
-            const struct gpuplan_job_option *opt = strchr(key, '-') ? NULL : find_option(job_key);
-            status = opt ? apply_option(&req->job, opt, key, value, path, err)
-                         : unknown_field(key, path, accepts_model, err);
-            if (status == GPUPLAN_OK && opt)
-                gpuplan_plan_request_mark_fixed(req, opt->name);
-        }
-        if (status != GPUPLAN_OK)
-            break;
-    }
-    json_decref(root);
-    return status;
 }

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@
 #include "catalog/embedded_data_internal.h"
 #include "gpuplan/units.h"
 #include "util/json_internal.h"
-#include "util/levenshtein_internal.h"
+#include "util/suggest_internal.h"
 
 #include "util/i18n_internal.h"
 
@@ -39,7 +40,6 @@
 #define MAX_PRICE_USD          1.0e9
 #define MAX_GPUS_PER_DOMAIN    100000
 #define MAX_CONFIG_BYTES       (1024ULL * 1024ULL)
-#define MAX_SUGGESTIONS        3
 
 struct gpuplan_catalog {
     struct gpuplan_gpu *gpus;
@@ -161,6 +161,60 @@ static enum gpuplan_status get_date(const json_t *obj,
     return GPUPLAN_OK;
 }
 
+bool gpuplan_gpu_parse_compute_capability(const char *text, uint32_t *major, uint32_t *minor)
+{
+    const char *p = text;
+    uint32_t ma = 0;
+    size_t digits = 0;
+    for (; *p >= '0' && *p <= '9' && digits < 2; p++, digits++)
+        ma = ma * 10 + (uint32_t)(*p - '0');
+    if (digits == 0 || ma == 0 || *p != '.' || p[1] < '0' || p[1] > '9' || p[2] != '\0')
+        return false;
+    *major = ma;
+    *minor = (uint32_t)(p[1] - '0');
+    return true;
+}
+
+/* The optional "compute_capability": kept as written and parsed once into cc_major, cc_minor. */
+static enum gpuplan_status get_compute_capability(const json_t *rec,
+                                                  const struct loc *at,
+                                                  struct gpuplan_gpu *gpu,
+                                                  struct gpuplan_error *err)
+{
+    const enum gpuplan_status st =
+        get_string(rec, at, "compute_capability", false, gpu->compute_capability,
+                   sizeof gpu->compute_capability, err);
+    if (st != GPUPLAN_OK || !gpu->compute_capability[0])
+        return st;
+    if (!gpuplan_gpu_parse_compute_capability(gpu->compute_capability, &gpu->cc_major,
+                                              &gpu->cc_minor))
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "compute_capability",
+                    GPUPLAN_TR("'%s' is '%s' in '%s'; must be MAJOR.MINOR such as '9.0'"),
+                    "compute_capability", gpu->compute_capability, at->where);
+    return GPUPLAN_OK;
+}
+
+/*
+ * Whether `key` is in `obj` (and not null); when not, *st is GPUPLAN_OK for
+ * an optional key (it keeps its default) or the "is missing" error.
+ */
+static bool present_or(const json_t *obj,
+                       const struct loc *at,
+                       const char *key,
+                       bool required,
+                       enum gpuplan_status *st,
+                       struct gpuplan_error *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    *st = GPUPLAN_OK;
+    if (v && !json_is_null(v))
+        return true;
+    if (required)
+        *st = fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key, GPUPLAN_TR("'%s' is missing in '%s'"),
+                   key, at->where);
+    return false;
+}
+
 /*
  * A number in [min, max] (min exclusive when `positive`). A missing or null
  * optional key leaves *out and *present untouched (present may be NULL).
@@ -175,13 +229,9 @@ static enum gpuplan_status get_number(const json_t *obj,
                                       bool *present,
                                       struct gpuplan_error *err)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v)) {
-        if (required)
-            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
-                        GPUPLAN_TR("'%s' is missing in '%s'"), key, at->where);
-        return GPUPLAN_OK;
-    }
+    enum gpuplan_status absent_st;
+    if (!present_or(obj, at, key, required, &absent_st, err))
+        return absent_st;
     double d = 0.0;
     const enum gpuplan_status st =
         gpuplan_json_get_double(obj, key, at->where, at->path, true, &d, err);
@@ -207,13 +257,9 @@ static enum gpuplan_status get_count(const json_t *obj,
                                      struct gpuplan_error *err)
 {
     uint64_t v = 0;
-    const json_t *value = json_object_get(obj, key);
-    if (!value || json_is_null(value)) {
-        if (required)
-            return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, key,
-                        GPUPLAN_TR("'%s' is missing in '%s'"), key, at->where);
-        return GPUPLAN_OK;
-    }
+    enum gpuplan_status absent_st;
+    if (!present_or(obj, at, key, required, &absent_st, err))
+        return absent_st;
     const enum gpuplan_status st =
         gpuplan_json_get_u64(obj, key, at->where, at->path, true, &v, err);
     if (st != GPUPLAN_OK)
@@ -476,8 +522,7 @@ static enum gpuplan_status parse_gpu(const json_t *rec,
         (st = parse_gpu_link(rec, at, gpu, err)) != GPUPLAN_OK ||
         (st = get_number(rec, at, "tdp_w", true, true, MAX_POWER_W, &gpu->tdp_w, NULL, err)) !=
             GPUPLAN_OK ||
-        (st = get_string(rec, at, "compute_capability", false, gpu->compute_capability,
-                         sizeof gpu->compute_capability, err)) != GPUPLAN_OK ||
+        (st = get_compute_capability(rec, at, gpu, err)) != GPUPLAN_OK ||
         (st = get_string(rec, at, "gfx_target", false, gpu->gfx_target, sizeof gpu->gfx_target,
                          err)) != GPUPLAN_OK ||
         (st = get_enum(rec, at, "form_factor", gpu_form_words,
@@ -670,36 +715,43 @@ static bool grow(void **items, size_t *cap, size_t need, size_t item_size)
     return true;
 }
 
-static enum gpuplan_status put_gpu(struct gpuplan_catalog *c, const struct gpuplan_gpu *gpu)
+/*
+ * A later file's record replaces the one with the same id (the char array
+ * at `id_offset`), else it is appended: `--catalog DIR` overrides and extends.
+ */
+static enum gpuplan_status
+upsert(void **items, size_t *n, size_t *cap, size_t item_size, size_t id_offset, const void *item)
 {
-    for (size_t i = 0; i < c->n_gpus; i++) {
-        if (strcmp(c->gpus[i].id, gpu->id) == 0) {
-            c->gpus[i] = *gpu;
+    const char *id = (const char *)item + id_offset;
+    for (size_t i = 0; i < *n; i++) {
+        char *slot = (char *)*items + i * item_size;
+        if (strcmp(slot + id_offset, id) == 0) {
+            memcpy(slot, item, item_size);
             return GPUPLAN_OK;
         }
     }
-    void *items = c->gpus;
-    if (!grow(&items, &c->cap_gpus, c->n_gpus + 1, sizeof *gpu))
+    if (!grow(items, cap, *n + 1, item_size))
         return GPUPLAN_ERR_NOMEM;
-    c->gpus = items;
-    c->gpus[c->n_gpus++] = *gpu;
+    memcpy((char *)*items + (*n)++ * item_size, item, item_size);
     return GPUPLAN_OK;
+}
+
+static enum gpuplan_status put_gpu(struct gpuplan_catalog *c, const struct gpuplan_gpu *gpu)
+{
+    void *items = c->gpus;
+    const enum gpuplan_status st = upsert(&items, &c->n_gpus, &c->cap_gpus, sizeof *gpu,
+                                          offsetof(struct gpuplan_gpu, id), gpu);
+    c->gpus = items;
+    return st;
 }
 
 static enum gpuplan_status put_platform(struct gpuplan_catalog *c, const struct gpuplan_platform *p)
 {
-    for (size_t i = 0; i < c->n_platforms; i++) {
-        if (strcmp(c->platforms[i].id, p->id) == 0) {
-            c->platforms[i] = *p;
-            return GPUPLAN_OK;
-        }
-    }
     void *items = c->platforms;
-    if (!grow(&items, &c->cap_platforms, c->n_platforms + 1, sizeof *p))
-        return GPUPLAN_ERR_NOMEM;
+    const enum gpuplan_status st = upsert(&items, &c->n_platforms, &c->cap_platforms, sizeof *p,
+                                          offsetof(struct gpuplan_platform, id), p);
     c->platforms = items;
-    c->platforms[c->n_platforms++] = *p;
-    return GPUPLAN_OK;
+    return st;
 }
 
 /* Takes ownership of `config` (freed on failure too). */
@@ -1111,93 +1163,22 @@ gpuplan_catalog_find_model(const struct gpuplan_catalog *catalog, const char *id
 
 /* ---- "did you mean" ------------------------------------------------------ */
 
-struct suggestion {
-    const char *id;
-    int rank;        /* 0 prefix, 1 substring, 2 edit distance */
-    size_t distance; /* edit distance */
-    size_t order;    /* catalog order, the last tie-breaker */
-};
-
-static bool better(const struct suggestion *a, const struct suggestion *b)
-{
-    if (a->rank != b->rank)
-        return a->rank < b->rank;
-    if (a->distance != b->distance)
-        return a->distance < b->distance;
-    return a->order < b->order;
-}
-
-static char fold_ascii(char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool has_prefix_folded(const char *text, const char *prefix)
-{
-    for (; *prefix; prefix++, text++)
-        if (!*text || fold_ascii(*text) != fold_ascii(*prefix))
-            return false;
-    return true;
-}
-
-static bool contains_folded(const char *text, const char *needle)
-{
-    for (; *text; text++)
-        if (has_prefix_folded(text, needle))
-            return true;
-    return false;
-}
-
-/*
- * Keep the best MAX_SUGGESTIONS candidates: ids the query starts, then ids
- * containing it ('h100' -> 'h100-sxm', 'h100-pcie', 'h100-nvl'), then ids
- * within an edit distance of max(2, len/3) (git's help.c uses a similar
- * similarity cut-off).
- */
-static void
-consider(struct suggestion *best, size_t *n_best, const char *query, const char *id, size_t order)
-{
-    const size_t query_len = strlen(query);
-    if (query_len == 0)
-        return;
-    struct suggestion s = { .id = id, .rank = 3, .order = order };
-    s.distance = gpuplan_levenshtein(query, id);
-    if (query_len >= 2 && has_prefix_folded(id, query))
-        s.rank = 0;
-    else if (query_len >= 3 && contains_folded(id, query))
-        s.rank = 1;
-    else if (s.distance <= (query_len / 3 > 2 ? query_len / 3 : 2))
-        s.rank = 2;
-    if (s.rank == 3)
-        return;
-    size_t pos = *n_best;
-    while (pos > 0 && better(&s, &best[pos - 1]))
-        pos--;
-    if (pos >= MAX_SUGGESTIONS)
-        return;
-    const size_t n_move = (*n_best < MAX_SUGGESTIONS ? *n_best : MAX_SUGGESTIONS - 1) - pos;
-    memmove(&best[pos + 1], &best[pos], n_move * sizeof best[0]);
-    best[pos] = s;
-    if (*n_best < MAX_SUGGESTIONS)
-        (*n_best)++;
-}
-
+/* The nearest ids (suggest_internal.h: prefixes, substrings, then by edit distance). */
 static void hint_suggestions(struct gpuplan_error *err,
-                             const struct suggestion *best,
-                             size_t n_best,
+                             const struct gpuplan_suggest *s,
                              const char *list_command)
 {
-    if (n_best == 0) {
+    if (s->n == 0) {
         gpuplan_error_hint(err, "run '%s' to list the catalog", list_command);
         return;
     }
-    if (n_best == 1)
-        gpuplan_error_hint(err, "did you mean '%s'?", best[0].id);
-    else if (n_best == 2)
-        gpuplan_error_hint(err, "did you mean '%s' or '%s'?", best[0].id, best[1].id);
+    if (s->n == 1)
+        gpuplan_error_hint(err, "did you mean '%s'?", s->best[0].text);
+    else if (s->n == 2)
+        gpuplan_error_hint(err, "did you mean '%s' or '%s'?", s->best[0].text, s->best[1].text);
     else
-        gpuplan_error_hint(err, "did you mean '%s', '%s' or '%s'?", best[0].id, best[1].id,
-                           best[2].id);
+        gpuplan_error_hint(err, "did you mean '%s', '%s' or '%s'?", s->best[0].text,
+                           s->best[1].text, s->best[2].text);
 }
 
 /* "unknown GPU 'x'" / "unknown model 'x'" with the nearest ids as the hint. */
@@ -1206,16 +1187,16 @@ static enum gpuplan_status not_found(const struct gpuplan_catalog *catalog,
                                      const char *query,
                                      struct gpuplan_error *err)
 {
-    struct suggestion best[MAX_SUGGESTIONS];
-    size_t n_best = 0;
+    struct gpuplan_suggest s;
+    gpuplan_suggest_init(&s, query);
     const size_t n = !catalog ? 0 : gpus ? catalog->n_gpus : catalog->n_models;
     for (size_t i = 0; i < n; i++)
-        consider(best, &n_best, query, gpus ? catalog->gpus[i].id : catalog->models[i].id, i);
+        gpuplan_suggest_add(&s, gpus ? catalog->gpus[i].id : catalog->models[i].id);
     if (gpus)
         gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL, "unknown GPU '%s'", query);
     else
         gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, NULL, "unknown model '%s'", query);
-    hint_suggestions(err, best, n_best, gpus ? "gpuplan gpus" : "gpuplan models");
+    hint_suggestions(err, &s, gpus ? "gpuplan gpus" : "gpuplan models");
     return GPUPLAN_ERR_NOT_FOUND;
 }
 

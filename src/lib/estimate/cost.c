@@ -41,40 +41,127 @@
 #define ASSUME_MAINTENANCE_PER_YEAR   0.10
 #define ASSUME_COLO_USD_PER_KW_MONTH  100.0
 #define ASSUME_NETWORK_USD_PER_GPU    2500.0
-#define ASSUME_YEARS                  3.0
-#define ASSUME_HOURS_PER_DAY          8.0
+#define ASSUME_YEARS                  3 /* years */
+#define ASSUME_HOURS_PER_DAY          8 /* hours */
 
+/* Each input's unit, JSON key (units in the name) and the range gpuplan_cost_inputs_set allows. */
 static const struct {
-    const char *flag;
     const char *unit;
     const char *key;
     double min, max;
 } input_table[GPUPLAN_COST_INPUT_COUNT] = {
-    [GPUPLAN_COST_GPU_PRICE] = { "gpu-price", "USD/GPU", "gpu_price_usd", 0, 1e7 },
-    [GPUPLAN_COST_PLATFORM_PRICE] = { "platform-price", "USD/server", "platform_price_usd", 0,
-                                      1e8 },
-    [GPUPLAN_COST_RAM_PRICE] = { "ram-price", "USD/server", "ram_price_usd", 0, 1e7 },
-    [GPUPLAN_COST_NVME_PRICE] = { "nvme-price", "USD/server", "nvme_price_usd", 0, 1e7 },
-    [GPUPLAN_COST_NETWORK_PRICE] = { "network-price", "USD/server", "network_price_usd", 0, 1e8 },
-    [GPUPLAN_COST_GPU_TDP] = { "gpu-tdp", "W/GPU", "gpu_tdp_w", 0, 1e5 },
-    [GPUPLAN_COST_GPU_LOAD] = { "load", "fraction of TDP", "gpu_load", 0, 1.5 },
-    [GPUPLAN_COST_PLATFORM_POWER] = { "platform-power", "W/server", "platform_power_w", 0, 1e6 },
-    [GPUPLAN_COST_IDLE_POWER] = { "idle-power", "W/server", "idle_power_w", 0, 1e6 },
-    [GPUPLAN_COST_PUE] = { "pue", "ratio", "pue", 1, 5 },
-    [GPUPLAN_COST_POWER_PRICE] = { "power-price", "USD/kWh", "power_price_usd_per_kwh", 0, 10 },
-    [GPUPLAN_COST_MAINTENANCE] = { "maintenance", "fraction of capex/year", "maintenance_per_year",
-                                   0, 1 },
-    [GPUPLAN_COST_COLOCATION] = { "colocation", "USD/server/year", "colocation_usd_per_year", 0,
-                                  1e7 },
-    [GPUPLAN_COST_YEARS] = { "years", "years", "years", 1, GPUPLAN_TCO_MAX_YEARS },
-    [GPUPLAN_COST_HOURS_PER_DAY] = { "hours-per-day", "h/day", "hours_per_day", 0, 24 },
-    [GPUPLAN_COST_CLOUD_PRICE] = { "cloud-price", "USD/GPU-hour", "cloud_usd_per_gpu_hour", 0,
-                                   1e4 },
+    [GPUPLAN_COST_GPU_PRICE] = { "USD/GPU", "gpu_price_usd", 0, 1e7 },
+    [GPUPLAN_COST_PLATFORM_PRICE] = { "USD/server", "platform_price_usd", 0, 1e8 },
+    [GPUPLAN_COST_RAM_PRICE] = { "USD/server", "ram_price_usd", 0, 1e7 },
+    [GPUPLAN_COST_NVME_PRICE] = { "USD/server", "nvme_price_usd", 0, 1e7 },
+    [GPUPLAN_COST_NETWORK_PRICE] = { "USD/server", "network_price_usd", 0, 1e8 },
+    [GPUPLAN_COST_GPU_TDP] = { "W/GPU", "gpu_tdp_w", 0, 1e5 },
+    [GPUPLAN_COST_GPU_LOAD] = { "fraction of TDP", "gpu_load", 0, 1.5 },
+    [GPUPLAN_COST_PLATFORM_POWER] = { "W/server", "platform_power_w", 0, 1e6 },
+    [GPUPLAN_COST_IDLE_POWER] = { "W/server", "idle_power_w", 0, 1e6 },
+    [GPUPLAN_COST_PUE] = { "ratio", "pue", 1, 5 },
+    [GPUPLAN_COST_POWER_PRICE] = { "USD/kWh", "power_price_usd_per_kwh", 0, 10 },
+    [GPUPLAN_COST_MAINTENANCE] = { "fraction of capex/year", "maintenance_per_year", 0, 1 },
+    [GPUPLAN_COST_COLOCATION] = { "USD/server/year", "colocation_usd_per_year", 0, 1e7 },
+    [GPUPLAN_COST_YEARS] = { "years", "years", 1, GPUPLAN_TCO_MAX_YEARS },
+    [GPUPLAN_COST_HOURS_PER_DAY] = { "h/day", "hours_per_day", 0, 24 },
+    [GPUPLAN_COST_CLOUD_PRICE] = { "USD/GPU-hour", "cloud_usd_per_gpu_hour", 0, 1e4 },
+};
+
+/* The text of a number macro, for the defaults --help shows (STR(ASSUME_PUE) is "1.4"). */
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+
+/*
+ * The option of each input (indexed by enum gpuplan_cost_input): a number
+ * that overrides the catalog or the assumption; the range is checked by
+ * gpuplan_cost_inputs_set, in the input's unit.
+ */
+#define INPUT(k, flag, arg_text, help_text, doc)                           \
+    [k] = { .name = flag,                                                  \
+            .kind = GPUPLAN_OPTION_REAL,                                   \
+            .field = GPUPLAN_FIELD_DOUBLE,                                 \
+            GPUPLAN_OPTION_AT(struct gpuplan_cost_overrides, value[k]),    \
+            .set_offset = offsetof(struct gpuplan_cost_overrides, set[k]), \
+            .arg = arg_text,                                               \
+            .help = help_text,                                             \
+            .default_doc = doc }
+
+const struct gpuplan_option gpuplan_cost_options[GPUPLAN_COST_INPUT_COUNT + 1] = {
+    INPUT(GPUPLAN_COST_GPU_PRICE,
+          "gpu-price",
+          "USD",
+          GPUPLAN_N_("purchase price per GPU"),
+          GPUPLAN_N_("catalog")),
+    INPUT(GPUPLAN_COST_PLATFORM_PRICE,
+          "platform-price",
+          "USD",
+          GPUPLAN_N_("server without GPUs"),
+          GPUPLAN_N_("catalog or assumption")),
+    INPUT(GPUPLAN_COST_RAM_PRICE, "ram-price", "USD", GPUPLAN_N_("extra RAM per server"), "0"),
+    INPUT(GPUPLAN_COST_NVME_PRICE, "nvme-price", "USD", GPUPLAN_N_("extra NVMe per server"), "0"),
+    INPUT(GPUPLAN_COST_NETWORK_PRICE,
+          "network-price",
+          "USD",
+          GPUPLAN_N_("network per server"),
+          GPUPLAN_N_("0 for one server")),
+    INPUT(GPUPLAN_COST_GPU_TDP,
+          "gpu-tdp",
+          "W",
+          GPUPLAN_N_("board power per GPU"),
+          GPUPLAN_N_("catalog")),
+    INPUT(GPUPLAN_COST_GPU_LOAD,
+          "load",
+          "F",
+          GPUPLAN_N_("fraction of TDP drawn in use"),
+          STR(ASSUME_GPU_LOAD)),
+    INPUT(GPUPLAN_COST_PLATFORM_POWER,
+          "platform-power",
+          "W",
+          GPUPLAN_N_("server power without GPUs, in use"),
+          GPUPLAN_N_("3000 SXM / 1000")),
+    INPUT(GPUPLAN_COST_IDLE_POWER,
+          "idle-power",
+          "W",
+          GPUPLAN_N_("server power when not in use"),
+          GPUPLAN_N_("idle GPUs and half the platform")),
+    INPUT(GPUPLAN_COST_PUE, "pue", "F", GPUPLAN_N_("facility PUE"), STR(ASSUME_PUE)),
+    INPUT(GPUPLAN_COST_POWER_PRICE,
+          "power-price",
+          "USD_PER_KWH",
+          GPUPLAN_N_("electricity"),
+          STR(ASSUME_USD_PER_KWH)),
+    INPUT(GPUPLAN_COST_MAINTENANCE,
+          "maintenance",
+          "F",
+          GPUPLAN_N_("fraction of capex per year"),
+          STR(ASSUME_MAINTENANCE_PER_YEAR)),
+    INPUT(GPUPLAN_COST_COLOCATION,
+          "colocation",
+          "USD",
+          GPUPLAN_N_("per server per year"),
+          GPUPLAN_N_("$100 per kW-month of IT load")),
+    INPUT(GPUPLAN_COST_YEARS,
+          "years",
+          "Y",
+          GPUPLAN_N_("depreciation period, 1..10"),
+          STR(ASSUME_YEARS)),
+    INPUT(GPUPLAN_COST_HOURS_PER_DAY,
+          "hours-per-day",
+          "H",
+          GPUPLAN_N_("hours of use per day"),
+          STR(ASSUME_HOURS_PER_DAY)),
+    INPUT(GPUPLAN_COST_CLOUD_PRICE,
+          "cloud-price",
+          "USD",
+          GPUPLAN_N_("on-demand USD per GPU-hour"),
+          GPUPLAN_N_("catalog")),
+    [GPUPLAN_COST_INPUT_COUNT] = { .name = NULL },
 };
 
 const char *gpuplan_cost_input_flag(enum gpuplan_cost_input input)
 {
-    return (unsigned)input < GPUPLAN_COST_INPUT_COUNT ? input_table[input].flag : "";
+    return (unsigned)input < GPUPLAN_COST_INPUT_COUNT ? gpuplan_cost_options[input].name : "";
 }
 
 const char *gpuplan_cost_input_unit(enum gpuplan_cost_input input)
@@ -218,7 +305,7 @@ enum gpuplan_status gpuplan_cost_inputs_set(struct gpuplan_cost_inputs *in,
     const double lo = input_table[input].min, hi = input_table[input].max;
     if (!isfinite(value) || value < lo || value > hi) {
         gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'--%s' is %g; must be in %g..%g %s",
-                          input_table[input].flag, value, lo, hi, input_table[input].unit);
+                          gpuplan_cost_options[input].name, value, lo, hi, input_table[input].unit);
         return GPUPLAN_ERR_USAGE;
     }
     put(in, input, value, GPUPLAN_COST_FROM_USER, "user");
@@ -230,6 +317,11 @@ double gpuplan_cost_cloud_run_usd(double hours, uint32_t n_gpus, double usd_per_
     return hours * n_gpus * usd_per_gpu_hour;
 }
 
+double gpuplan_cost_usd_per_mtok(double usd_per_hour, double tokens_per_s)
+{
+    return usd_per_hour / (tokens_per_s * GPUPLAN_S_PER_HOUR) * GPUPLAN_TOKENS_PER_MILLION;
+}
+
 enum gpuplan_status gpuplan_tco_compute(const struct gpuplan_cost_inputs *in,
                                         struct gpuplan_tco *out,
                                         struct gpuplan_error *err)
@@ -239,8 +331,9 @@ enum gpuplan_status gpuplan_tco_compute(const struct gpuplan_cost_inputs *in,
         const double v = in->v[i].value;
         if (!isfinite(v) || v < input_table[i].min || v > input_table[i].max)
             return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
-                                     "'%s' is %g; must be in %g..%g %s", input_table[i].flag, v,
-                                     input_table[i].min, input_table[i].max, input_table[i].unit);
+                                     "'%s' is %g; must be in %g..%g %s",
+                                     gpuplan_cost_options[i].name, v, input_table[i].min,
+                                     input_table[i].max, input_table[i].unit);
     }
     if (!(in->v[GPUPLAN_COST_GPU_PRICE].value > 0)) {
         gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "no purchase price for GPU '%s'",

@@ -13,8 +13,9 @@
  * 8 PiB) and saturates when converting to uint64 bytes, so no option
  * combination overflows.
  *
- * Not modelled (see docs/formulas.md "limits"): dropout masks (Llama-family
- * models have none), sequence parallelism, context parallelism, interleaved
+ * Not modelled (see docs/formulas.md "limits"): the base model's dropout
+ * (Llama-family configs set it to 0; LoRA's dropout is modelled, see
+ * activation_sizes), sequence parallelism, context parallelism, interleaved
  * pipeline schedules, encoder/decoder asymmetry of T5 (blocks are treated
  * alike), Liger/fused kernels.
  */
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate/device_internal.h"
 #include "gpuplan/units.h"
 
 #define ROLE_BIT(r) (1ULL << (r))
@@ -40,9 +42,20 @@
 /* DeepSpeed offload_param defaults: buffer_count 5, buffer_size 1e8 elements (fp16). */
 #define DEEPSPEED_NVME_PARAM_BUFFERS 5.0
 #define DEEPSPEED_NVME_BUFFER_ELEMS  1e8
+#define FP16_BYTES                   2.0
+/*
+ * ZeRO-Infinity's optimizer swap (assumption): two pinned host buffers, one
+ * swapping while the other is stepped, each the largest tensor's whole
+ * optimizer record: fp32 master, gradient and two Adam moments, 16 B per
+ * parameter.
+ */
+#define NVME_SWAP_BUFFERS         2.0
+#define NVME_SWAP_BYTES_PER_PARAM 16.0
 /* vLLM chunked prefill: max_num_batched_tokens default of the V1 engine for online serving
  * (assumption). */
 #define PREFILL_CHUNK_TOKENS 8192.0
+/* Serving activations are 16-bit (vLLM runs bf16/fp16 activations whatever the weight format). */
+#define SERVING_ACT_BYTES 2.0
 
 /*
  * Assumptions that are not fitted to any row (docs/formulas.md, "overheads"):
@@ -62,6 +75,8 @@
 #define CUDA_CONTEXT_HOPPER_MIB     600ULL
 #define NCCL_BUFFERS_MIB            256ULL
 #define ALLOCATOR_SLACK             0.10
+/* "More GPUs" is suggested up to a full 8-GPU board (HGX/DGX, MI300X OAM). */
+#define SUGGEST_MAX_GPUS_PER_NODE 8
 
 /* ---- profile ---------------------------------------------------------- */
 
@@ -281,21 +296,6 @@ enum gpuplan_status gpuplan_memory_profile_build(struct gpuplan_memory_profile *
 
 /* ---- evaluation ------------------------------------------------------- */
 
-void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
-{
-    *out = *job;
-    /* PEFT's prepare_model_for_kbit_training turns gradient checkpointing on. */
-    if (out->method == GPUPLAN_METHOD_QLORA && !out->grad_ckpt_set)
-        out->grad_ckpt = GPUPLAN_CKPT_FULL;
-    const uint64_t n_gpus = (uint64_t)out->gpus_per_node * out->nodes;
-    if (!out->sharding_set)
-        out->sharding = n_gpus > 1 ? GPUPLAN_SHARDING_DDP : GPUPLAN_SHARDING_NONE;
-    if (out->tp == 0)
-        out->tp = 1;
-    if (out->pp == 0)
-        out->pp = 1;
-}
-
 /*
  * FSDP as HF Accelerate/Trainer (transformer_layer_cls auto-wrap), atorch
  * and torchtitan wrap a model: one unit per block, and the root unit
@@ -486,11 +486,7 @@ static struct act_sizes activation_sizes(const struct gpuplan_memory_profile *p,
          */
         if (j->lora_dropout > 0.0)
             lin_inputs = (c + 1.0) * (double)p->lora_input_elems_each;
-        const bool down_adapted =
-            (p->lora_roles & (ROLE_BIT(GPUPLAN_ROLE_MLP_DOWN) | ROLE_BIT(GPUPLAN_ROLE_EXPERT_DOWN) |
-                              ROLE_BIT(GPUPLAN_ROLE_SHARED_DOWN))) != 0;
-        /* lora_input_elems already counts the down input when adapted. */
-        (void)down_adapted;
+        /* lora_input_elems already counts the down projection's input when it is adapted. */
         mlp = (p->gated_mlp ? 3.0 : 1.0) * c * I;
         if (j->compile) {
             norms = 2.0 * r * h;
@@ -533,16 +529,22 @@ static struct act_sizes activation_sizes(const struct gpuplan_memory_profile *p,
     return a;
 }
 
-static double cuda_context_bytes(const struct gpuplan_gpu *gpu)
+double gpuplan_cuda_context_bytes(const struct gpuplan_gpu *gpu, uint64_t other_vendor_mib)
 {
     uint64_t mib = CUDA_CONTEXT_AMPERE_MIB;
-    if (gpu && gpu->vendor == GPUPLAN_VENDOR_NVIDIA && gpu->compute_capability[0]) {
-        const unsigned long major = strtoul(gpu->compute_capability, NULL, 10);
-        mib = major >= 9   ? CUDA_CONTEXT_HOPPER_MIB
-              : major >= 8 ? CUDA_CONTEXT_AMPERE_MIB
-                           : CUDA_CONTEXT_PRE_AMPERE_MIB;
-    }
+    if (gpu && gpu->vendor != GPUPLAN_VENDOR_NVIDIA)
+        mib = other_vendor_mib;
+    else if (gpu && gpu->cc_major > 0)
+        mib = gpu->cc_major >= 9   ? CUDA_CONTEXT_HOPPER_MIB
+              : gpu->cc_major >= 8 ? CUDA_CONTEXT_AMPERE_MIB
+                                   : CUDA_CONTEXT_PRE_AMPERE_MIB;
     return (double)(mib * GPUPLAN_BYTES_PER_MIB);
+}
+
+/* The training model charges another vendor's GPU the Ampere/Ada figure, as before. */
+static double cuda_context_bytes(const struct gpuplan_gpu *gpu)
+{
+    return gpuplan_cuda_context_bytes(gpu, CUDA_CONTEXT_AMPERE_MIB);
 }
 
 /* Bytes of `n` elements in a (possibly block-quantised) dtype, as a double. */
@@ -612,81 +614,117 @@ struct states {
  *  16-bit grads before reduce-scatter. DDP keeps a bucket copy of every
  *  gradient (gradient_as_bucket_view=False default).
  */
-static struct states model_states(const struct gpuplan_memory_profile *p,
-                                  const struct gpuplan_job *j,
-                                  double shard,
-                                  double mp)
+/* This GPU's TP x PP share of the model states, before sharding and offload. */
+struct share {
+    double params, linear, other; /* parameters: all, the linears, the rest */
+    double trainable, small, factored;
+    double state_bytes, grad_bytes; /* per trainable parameter */
+    double work;                    /* bytes of a working (compute) copy of a weight */
+    double master;                  /* the fp32 master copy (DeepSpeed, FSDP MixedPrecision) */
+    double base;                    /* the other resident weights (16/32-bit, quantised base) */
+    double optim;                   /* optimizer states */
+    double grads;                   /* gradients */
+};
+
+/* The ranks each kind of state is divided over: 1 where the sharding keeps it whole. */
+struct shard_factors {
+    double optim, grads, params; /* ZeRO-1+, ZeRO-2+, ZeRO-3/FSDP */
+    bool params_sharded;
+};
+
+static bool fsdp_family(const struct gpuplan_job *j)
 {
-    struct states s;
-    memset(&s, 0, sizeof s);
+    return j->sharding == GPUPLAN_SHARDING_FSDP || j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID;
+}
+
+/* Full fine-tuning: every parameter trains (the precision recipes of the comment above). */
+static void full_weights(const struct gpuplan_memory_profile *p,
+                         const struct gpuplan_job *j,
+                         double mp,
+                         const struct shard_factors *f,
+                         struct share *w,
+                         struct states *s)
+{
     const bool fp32 = j->precision == GPUPLAN_PRECISION_FP32;
     const bool pure = j->precision == GPUPLAN_PRECISION_BF16;
-    const double work = fp32 ? 4.0 : 2.0; /* working (compute) copy of a weight */
-    double params = (double)p->n_params;
-    double linear = (double)p->linear_params;
-    double other = (double)p->other_params;
-    if (mp > 1.0) {
-        params /= mp;
-        linear /= mp;
-        other /= mp;
-    }
-    const bool shard_opt = j->sharding >= GPUPLAN_SHARDING_ZERO1;
-    const bool shard_grad = j->sharding >= GPUPLAN_SHARDING_ZERO2;
-    const bool shard_par = is_sharded_params(j->sharding);
-    const double so = shard_opt ? shard : 1.0, sg = shard_grad ? shard : 1.0,
-                 sp = shard_par ? shard : 1.0;
-    double trainable, small, factored, state_bytes, grad_bytes, master = 0.0, base = 0.0;
-
-    if (j->method == GPUPLAN_METHOD_FULL) {
-        trainable = params;
-        small = (double)p->small_tensor_params / mp;
-        factored = (double)p->factored_params / mp;
-        state_bytes = pure ? 2.0 : 4.0;
-        grad_bytes = pure ? 2.0 : 4.0;
-        if (pure || fp32) {
-            base = work * params;
-        } else if (is_amp(j)) {
-            base = 4.0 * params;
-            if (!shard_par)
-                s.cast_cache = 2.0 * linear;
-        } else {
-            master = 4.0 * params;
-            /*
-             * DeepSpeed keeps a (partitioned) 16-bit copy next to the fp32
-             * master partition. FSDP's MixedPrecision does not: its 16-bit
-             * shard (FSDP1 _mp_shard, FSDP2's cast before all-gather) exists
-             * only while a unit is gathered, which `gathered` counts.
-             */
-            const bool fsdp =
-                j->sharding == GPUPLAN_SHARDING_FSDP || j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID;
-            base = (fsdp ? 0.0 : 2.0 * params) +
-                   (j->precision == GPUPLAN_PRECISION_FP8_MIXED ? linear : 0.0);
-        }
+    w->trainable = w->params;
+    w->small = (double)p->small_tensor_params / mp;
+    w->factored = (double)p->factored_params / mp;
+    w->state_bytes = pure ? 2.0 : 4.0;
+    w->grad_bytes = pure ? 2.0 : 4.0;
+    if (pure || fp32) {
+        w->base = w->work * w->params;
+    } else if (is_amp(j)) {
+        w->base = 4.0 * w->params;
+        if (!f->params_sharded)
+            s->cast_cache = 2.0 * w->linear;
     } else {
-        trainable = (double)p->lora_params / mp;
-        small = (double)p->lora_small_params / mp;
-        factored = (double)p->lora_factored_params / mp;
-        state_bytes = pure ? 2.0 : 4.0;
-        grad_bytes = pure ? 2.0 : 4.0;
-        /* amp-bf16 keeps the whole model fp32, frozen base included (no cast cache: frozen
-         * weights are not cached by autocast). */
+        w->master = 4.0 * w->params;
         /*
-         * job.base_fp32: a base loaded in fp32 under FSDP MixedPrecision
-         * keeps fp32 shards (FSDP casts only the gathered copy to param_dtype,
-         * FSDP1 _mp_shard / FSDP2 cast before all-gather; accelerate upcasts
-         * trainable flat params only), so 4 B per frozen parameter per shard.
+         * DeepSpeed keeps a (partitioned) 16-bit copy next to the fp32
+         * master partition. FSDP's MixedPrecision does not: its 16-bit
+         * shard (FSDP1 _mp_shard, FSDP2's cast before all-gather) exists
+         * only while a unit is gathered, which `gathered` counts.
          */
-        const bool fsdp_mixed_fp32_base =
-            j->base_fp32 && !pure && !fp32 &&
-            (j->sharding == GPUPLAN_SHARDING_FSDP || j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID);
-        const bool fp32_base =
-            fp32 || j->precision == GPUPLAN_PRECISION_AMP_BF16 || fsdp_mixed_fp32_base;
-        if (j->method == GPUPLAN_METHOD_QLORA)
-            base = dtype_bytes_d(j->quant, linear) + (pure ? 2.0 : 4.0) * other;
-        else
-            base = (fp32_base ? 4.0 : 2.0) * params;
-        s.adapters = grad_bytes * trainable;
+        w->base = (fsdp_family(j) ? 0.0 : 2.0 * w->params) +
+                  (j->precision == GPUPLAN_PRECISION_FP8_MIXED ? w->linear : 0.0);
     }
+}
+
+/* LoRA and QLoRA: the adapters train; the base is frozen (16-bit, fp32 or --quant). */
+static void adapter_weights(const struct gpuplan_memory_profile *p,
+                            const struct gpuplan_job *j,
+                            double mp,
+                            struct share *w,
+                            struct states *s)
+{
+    const bool fp32 = j->precision == GPUPLAN_PRECISION_FP32;
+    const bool pure = j->precision == GPUPLAN_PRECISION_BF16;
+    w->trainable = (double)p->lora_params / mp;
+    w->small = (double)p->lora_small_params / mp;
+    w->factored = (double)p->lora_factored_params / mp;
+    w->state_bytes = pure ? 2.0 : 4.0;
+    w->grad_bytes = pure ? 2.0 : 4.0;
+    /* amp-bf16 keeps the whole model fp32, frozen base included (no cast cache: frozen
+     * weights are not cached by autocast). */
+    /*
+     * job.base_fp32: a base loaded in fp32 under FSDP MixedPrecision
+     * keeps fp32 shards (FSDP casts only the gathered copy to param_dtype,
+     * FSDP1 _mp_shard / FSDP2 cast before all-gather; accelerate upcasts
+     * trainable flat params only), so 4 B per frozen parameter per shard.
+     */
+    const bool fsdp_mixed_fp32_base = j->base_fp32 && !pure && !fp32 && fsdp_family(j);
+    const bool fp32_base =
+        fp32 || j->precision == GPUPLAN_PRECISION_AMP_BF16 || fsdp_mixed_fp32_base;
+    if (j->method == GPUPLAN_METHOD_QLORA)
+        w->base = dtype_bytes_d(j->quant, w->linear) + (pure ? 2.0 : 4.0) * w->other;
+    else
+        w->base = (fp32_base ? 4.0 : 2.0) * w->params;
+    s->adapters = w->grad_bytes * w->trainable;
+}
+
+/* The share of this GPU (TP x PP) and its weights, optimizer states and gradients, unsharded. */
+static struct share unsharded(const struct gpuplan_memory_profile *p,
+                              const struct gpuplan_job *j,
+                              double mp,
+                              const struct shard_factors *f,
+                              struct states *s)
+{
+    struct share w;
+    memset(&w, 0, sizeof w);
+    w.work = j->precision == GPUPLAN_PRECISION_FP32 ? 4.0 : 2.0;
+    w.params = (double)p->n_params;
+    w.linear = (double)p->linear_params;
+    w.other = (double)p->other_params;
+    if (mp > 1.0) {
+        w.params /= mp;
+        w.linear /= mp;
+        w.other /= mp;
+    }
+    if (j->method == GPUPLAN_METHOD_FULL)
+        full_weights(p, j, mp, f, &w, s);
+    else
+        adapter_weights(p, j, mp, &w, s);
     /*
      * bitsandbytes' 32-bit optimizers (PagedAdamW, optim_bits 32) allocate
      * their states in float32 whatever the parameter dtype
@@ -694,119 +732,142 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
      * torch.optim keeps the parameter dtype.
      */
     if (j->optimizer == GPUPLAN_OPTIMIZER_PAGED_ADAMW)
-        state_bytes = 4.0;
-    const double optim = optimizer_bytes(j->optimizer, trainable, small, factored, state_bytes);
-    double grads = grad_bytes * trainable;
+        w.state_bytes = 4.0;
+    w.optim = optimizer_bytes(j->optimizer, w.trainable, w.small, w.factored, w.state_bytes);
+    w.grads = w.grad_bytes * w.trainable;
     if (j->optim_in_bwd) /* torchtune optimizer_in_bwd: each grad is freed right after its step */
-        grads = grad_bytes * (double)p->largest_tensor_params;
+        w.grads = w.grad_bytes * (double)p->largest_tensor_params;
+    return w;
+}
 
-    /* Master weights live with the optimizer partition (DeepSpeed ZeRO-1/2; FSDP shards
-     * everything). */
-    const bool full = j->method == GPUPLAN_METHOD_FULL;
-    if (shard_par && j->pp > 1 && sp > 1.0) {
-        /*
-         * FSDP under pipeline parallelism (torchtitan parallelize: "For PP,
-         * do not reshard after forward to avoid per-microbatch
-         * all-gathers", reshard_after_forward = not pp_enabled; and
-         * torch.distributed.pipelining turns gradient sync off for every
-         * micro-batch but the last): the stage's parameters stay gathered
-         * in the compute dtype for the whole step, and full fine-tuning
-         * accumulates unsharded gradients, upcast to the reduce dtype
-         * (fp32 under a mixed policy: FSDP2 to_accumulated_grad_if_needed).
-         * In effect ZeRO-2 for the stage, plus the sharded states.
-         */
-        s.weights = (base + master) / sp;
-        const double stage = params; /* this GPU's TP x PP share, unsharded */
-        s.gathered = work * stage;
-        s.unsharded_grads = full ? (pure ? 2.0 : 4.0) * stage : 0.0;
-    } else if (shard_par && j->method == GPUPLAN_METHOD_QLORA) {
-        /*
-         * FSDP/ZeRO-3 QLoRA all-gathers the quantised storage, not a 16-bit
-         * copy: torchtune's NF4Tensor implements fsdp_pre_all_gather on its
-         * packed data; HF FSDP-QLoRA keeps bnb's packed 4-bit weights in a
-         * bf16 quant_storage flat parameter. A unit is one block (its
-         * linears in --quant, norms in the 16/32-bit rest dtype), the
-         * embedding, or the head with the final norm; two in flight.
-         */
-        const double meta = quant_meta_bytes(j->quant, linear);
-        s.weights = (base - meta + master) / sp + meta;
-        s.gpu_only = meta;
-        const double L = p->n_layers ? (double)p->n_layers : 1.0;
-        const double rest_bytes = pure ? 2.0 : 4.0;
-        const double block_linear = (double)p->linear_params / L;
-        const double block_other = p->block_params > p->linear_params
-                                       ? (double)(p->block_params - p->linear_params) / L
-                                       : 0.0;
-        /* The gathered unit carries the codes; the metadata is already on the GPU. */
-        double unit = dtype_bytes_d(j->quant, block_linear) -
-                      quant_meta_bytes(j->quant, block_linear) + rest_bytes * block_other;
-        const double embed = rest_bytes * (double)p->embed_params;
-        const double head = rest_bytes * (double)(p->n_params - p->block_params - p->embed_params);
-        if (fsdp_wraps_blocks(j)) {
-            /* The root unit (embedding, final norm, head) stays gathered: see fsdp_wraps_blocks. */
-            s.gathered = (2.0 * unit + embed + head) / (j->tp ? j->tp : 1);
-        } else {
-            unit = unit > embed ? unit : embed;
-            unit = unit > head ? unit : head;
-            s.gathered = 2.0 * unit / (j->tp ? j->tp : 1);
-        }
-    } else if (shard_par) {
-        s.weights = (base + master) / sp;
-        const double tp = j->tp ? (double)j->tp : 1.0;
-        /* amp-bf16 under FSDP: no MixedPrecision policy, so units are gathered (and their
-         * gradients reduced) in fp32. */
-        const double gw = j->precision == GPUPLAN_PRECISION_AMP_BF16 ? 4.0 : work;
-        if (fsdp_wraps_blocks(j)) {
-            /*
-             * Two blocks in flight (current + prefetched) and one block's
-             * unsharded gradient, plus the root unit, gathered from the
-             * start of forward to the end of backward (fsdp_wraps_blocks).
-             * Full tuning: the root's unsharded gradient appears with the
-             * head's backward, the first of the step, and is reduced only
-             * when the root's post-backward runs after the embedding's
-             * (FSDP1: one flat gradient for the whole root; FSDP2: the
-             * head's now, the embedding's at the end; the head's is taken).
-             */
-            const double block = (double)p->largest_block_params / tp;
-            const double root = (double)(p->n_params - p->block_params) / tp;
-            const double head = (double)(p->head_params ? p->head_params : p->embed_params) / tp;
-            s.gathered = 2.0 * gw * block + gw * root + (full ? gw * block : 0.0);
-            s.root_grad_b = full ? gw * head : 0.0;
-            s.root_grad_e = full ? gw * root : 0.0;
-        } else {
-            const double unit = (double)p->largest_layer_params / tp;
-            s.gathered = 2.0 * gw * unit + (full ? gw * unit : 0.0);
-        }
+/*
+ * FSDP under pipeline parallelism (torchtitan parallelize: "For PP, do not
+ * reshard after forward to avoid per-microbatch all-gathers",
+ * reshard_after_forward = not pp_enabled; and torch.distributed.pipelining
+ * turns gradient sync off for every micro-batch but the last): the stage's
+ * parameters stay gathered in the compute dtype for the whole step, and
+ * full fine-tuning accumulates unsharded gradients, upcast to the reduce
+ * dtype (fp32 under a mixed policy: FSDP2 to_accumulated_grad_if_needed).
+ * In effect ZeRO-2 for the stage, plus the sharded states.
+ */
+static void pipeline_gathered(const struct gpuplan_job *j,
+                              const struct share *w,
+                              const struct shard_factors *f,
+                              struct states *s)
+{
+    const bool pure = j->precision == GPUPLAN_PRECISION_BF16;
+    s->weights = (w->base + w->master) / f->params;
+    const double stage = w->params; /* this GPU's TP x PP share, unsharded */
+    s->gathered = w->work * stage;
+    s->unsharded_grads = j->method == GPUPLAN_METHOD_FULL ? (pure ? 2.0 : 4.0) * stage : 0.0;
+}
+
+/*
+ * FSDP/ZeRO-3 QLoRA all-gathers the quantised storage, not a 16-bit copy:
+ * torchtune's NF4Tensor implements fsdp_pre_all_gather on its packed data;
+ * HF FSDP-QLoRA keeps bnb's packed 4-bit weights in a bf16 quant_storage
+ * flat parameter. A unit is one block (its linears in --quant, norms in the
+ * 16/32-bit rest dtype), the embedding, or the head with the final norm;
+ * two in flight.
+ */
+static void qlora_gathered(const struct gpuplan_memory_profile *p,
+                           const struct gpuplan_job *j,
+                           const struct share *w,
+                           const struct shard_factors *f,
+                           struct states *s)
+{
+    const bool pure = j->precision == GPUPLAN_PRECISION_BF16;
+    const double meta = quant_meta_bytes(j->quant, w->linear);
+    s->weights = (w->base - meta + w->master) / f->params + meta;
+    s->gpu_only = meta;
+    const double L = p->n_layers ? (double)p->n_layers : 1.0;
+    const double rest_bytes = pure ? 2.0 : 4.0;
+    const double block_linear = (double)p->linear_params / L;
+    const double block_other =
+        p->block_params > p->linear_params ? (double)(p->block_params - p->linear_params) / L : 0.0;
+    /* The gathered unit carries the codes; the metadata is already on the GPU. */
+    double unit = dtype_bytes_d(j->quant, block_linear) - quant_meta_bytes(j->quant, block_linear) +
+                  rest_bytes * block_other;
+    const double embed = rest_bytes * (double)p->embed_params;
+    const double head = rest_bytes * (double)(p->n_params - p->block_params - p->embed_params);
+    if (fsdp_wraps_blocks(j)) {
+        /* The root unit (embedding, final norm, head) stays gathered: see fsdp_wraps_blocks. */
+        s->gathered = (2.0 * unit + embed + head) / (j->tp ? j->tp : 1);
     } else {
-        s.weights = base + master / so + s.cast_cache;
+        unit = unit > embed ? unit : embed;
+        unit = unit > head ? unit : head;
+        s->gathered = 2.0 * unit / (j->tp ? j->tp : 1);
     }
-    if (!full)
-        s.adapters /= sp;
-    s.grads = grads / sg;
-    s.optim = optim / so;
-    if (j->sharding == GPUPLAN_SHARDING_DDP)
-        s.ddp_bucket = grads;
+}
 
+/* ZeRO-3 and FSDP over 16/32-bit weights: the sharded states and the gathered units. */
+static void sharded_gathered(const struct gpuplan_memory_profile *p,
+                             const struct gpuplan_job *j,
+                             const struct share *w,
+                             const struct shard_factors *f,
+                             struct states *s)
+{
+    const bool full = j->method == GPUPLAN_METHOD_FULL;
+    s->weights = (w->base + w->master) / f->params;
+    const double tp = j->tp ? (double)j->tp : 1.0;
+    /* amp-bf16 under FSDP: no MixedPrecision policy, so units are gathered (and their
+     * gradients reduced) in fp32. */
+    const double gw = j->precision == GPUPLAN_PRECISION_AMP_BF16 ? 4.0 : w->work;
+    if (fsdp_wraps_blocks(j)) {
+        /*
+         * Two blocks in flight (current + prefetched) and one block's
+         * unsharded gradient, plus the root unit, gathered from the
+         * start of forward to the end of backward (fsdp_wraps_blocks).
+         * Full tuning: the root's unsharded gradient appears with the
+         * head's backward, the first of the step, and is reduced only
+         * when the root's post-backward runs after the embedding's
+         * (FSDP1: one flat gradient for the whole root; FSDP2: the
+         * head's now, the embedding's at the end; the head's is taken).
+         */
+        const double block = (double)p->largest_block_params / tp;
+        const double root = (double)(p->n_params - p->block_params) / tp;
+        const double head = (double)(p->head_params ? p->head_params : p->embed_params) / tp;
+        s->gathered = 2.0 * gw * block + gw * root + (full ? gw * block : 0.0);
+        s->root_grad_b = full ? gw * head : 0.0;
+        s->root_grad_e = full ? gw * root : 0.0;
+    } else {
+        const double unit = (double)p->largest_layer_params / tp;
+        s->gathered = 2.0 * gw * unit + (full ? gw * unit : 0.0);
+    }
+}
+
+/*
+ * Move what --offload moves to host RAM (or NVMe), and the paged optimizer
+ * states that live in CUDA unified memory.
+ */
+static void offloaded(const struct gpuplan_memory_profile *p,
+                      const struct gpuplan_job *j,
+                      const struct share *w,
+                      const struct shard_factors *f,
+                      struct states *s)
+{
+    const bool full = j->method == GPUPLAN_METHOD_FULL;
+    const bool pure = j->precision == GPUPLAN_PRECISION_BF16;
     if (is_paged(j->optimizer)) {
         /* bnb paged optimizers allocate states in CUDA unified memory, outside PyTorch's allocator;
            under memory pressure the driver evicts them to host RAM. Count them on the host. */
-        s.host += s.optim;
-        s.optim = 0.0;
+        s->host += s->optim;
+        s->optim = 0.0;
     }
     switch (j->offload) {
     case GPUPLAN_OFFLOAD_OPTIMIZER:
-        s.host +=
-            s.optim + master / (shard_par ? sp : so) + (full && !pure ? 4.0 * trainable / sg : 0.0);
-        if (!shard_par)
-            s.weights -= master / so;
+        s->host += s->optim + w->master / (f->params_sharded ? f->params : f->optim) +
+                   (full && !pure ? 4.0 * w->trainable / f->grads : 0.0);
+        if (!f->params_sharded)
+            s->weights -= w->master / f->optim;
         else
-            s.weights -= master / sp;
-        s.optim = 0.0;
+            s->weights -= w->master / f->params;
+        s->optim = 0.0;
         break;
     case GPUPLAN_OFFLOAD_PARAMS:
         if (!fsdp_sharding(j)) {
-            s.host += s.weights - s.gpu_only;
-            s.weights = s.gpu_only;
+            s->host += s->weights - s->gpu_only;
+            s->weights = s->gpu_only;
             break;
         }
         /*
@@ -816,7 +877,7 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
          */
         /* fall through */
     case GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS: {
-        const double moved = s.weights - s.gpu_only;
+        const double moved = s->weights - s->gpu_only;
         /*
          * FSDP pins a CPU gradient buffer as large as every offloaded shard,
          * frozen ones included (FlatParamHandle.init_flat_param_attributes:
@@ -825,25 +886,59 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
          * .pin_memory()); it is the host copy of the sharded gradients, so
          * the larger of the two is counted.
          */
-        const double host_grads = fsdp_sharding(j) && moved > s.grads ? moved : s.grads;
-        s.host += s.optim + moved + host_grads;
-        s.weights = s.gpu_only;
-        s.optim = 0.0;
-        s.grads = s.gathered > 0.0 ? 0.0 : s.grads;
+        const double host_grads = fsdp_sharding(j) && moved > s->grads ? moved : s->grads;
+        s->host += s->optim + moved + host_grads;
+        s->weights = s->gpu_only;
+        s->optim = 0.0;
+        s->grads = s->gathered > 0.0 ? 0.0 : s->grads;
         break;
     }
     case GPUPLAN_OFFLOAD_NVME:
-        /* ZeRO-Infinity: states on NVMe; pinned host buffers only. */
-        s.host += DEEPSPEED_NVME_PARAM_BUFFERS * DEEPSPEED_NVME_BUFFER_ELEMS * 2.0 +
-                  2.0 * 16.0 * (double)p->largest_tensor_params;
-        s.weights = s.gpu_only;
-        s.optim = 0.0;
-        s.grads = s.gathered > 0.0 ? 0.0 : s.grads;
+        /* ZeRO-Infinity: states on NVMe; pinned host buffers only (the fp16 parameter buffers
+         * and the optimizer swap buffers above). */
+        s->host += DEEPSPEED_NVME_PARAM_BUFFERS * DEEPSPEED_NVME_BUFFER_ELEMS * FP16_BYTES +
+                   NVME_SWAP_BUFFERS * NVME_SWAP_BYTES_PER_PARAM * (double)p->largest_tensor_params;
+        s->weights = s->gpu_only;
+        s->optim = 0.0;
+        s->grads = s->gathered > 0.0 ? 0.0 : s->grads;
         break;
     case GPUPLAN_OFFLOAD_NONE:
     default:
         break;
     }
+}
+
+static struct states model_states(const struct gpuplan_memory_profile *p,
+                                  const struct gpuplan_job *j,
+                                  double shard,
+                                  double mp)
+{
+    struct states s;
+    memset(&s, 0, sizeof s);
+    struct shard_factors f;
+    f.params_sharded = is_sharded_params(j->sharding);
+    f.optim = j->sharding >= GPUPLAN_SHARDING_ZERO1 ? shard : 1.0;
+    f.grads = j->sharding >= GPUPLAN_SHARDING_ZERO2 ? shard : 1.0;
+    f.params = f.params_sharded ? shard : 1.0;
+    const struct share w = unsharded(p, j, mp, &f, &s);
+
+    /* Master weights live with the optimizer partition (DeepSpeed ZeRO-1/2; FSDP shards
+     * everything). */
+    if (f.params_sharded && j->pp > 1 && f.params > 1.0)
+        pipeline_gathered(j, &w, &f, &s);
+    else if (f.params_sharded && j->method == GPUPLAN_METHOD_QLORA)
+        qlora_gathered(p, j, &w, &f, &s);
+    else if (f.params_sharded)
+        sharded_gathered(p, j, &w, &f, &s);
+    else
+        s.weights = w.base + w.master / f.optim + s.cast_cache;
+    if (j->method != GPUPLAN_METHOD_FULL)
+        s.adapters /= f.params;
+    s.grads = w.grads / f.grads;
+    s.optim = w.optim / f.optim;
+    if (j->sharding == GPUPLAN_SHARDING_DDP)
+        s.ddp_bucket = w.grads;
+    offloaded(p, j, &w, &f, &s);
     if (s.weights < 0.0)
         s.weights = 0.0;
     return s;
@@ -1004,12 +1099,255 @@ static void inference_memory(const struct gpuplan_memory_profile *p,
     double chunk = (double)j->context_len * (double)j->batch;
     if (chunk > PREFILL_CHUNK_TOKENS)
         chunk = PREFILL_CHUNK_TOKENS;
-    const double c = 2.0;
+    const double c = SERVING_ACT_BYTES;
     *act =
         chunk * c *
             (2.0 * (double)p->hidden +
              ((double)p->q_width + 2.0 * (double)p->kv_width + 2.0 * (double)p->mlp_width) / tp) +
         4.0 * (double)p->vocab * (double)j->batch / tp;
+}
+
+/*
+ * The largest double that converts to int64_t safely: below INT64_MAX
+ * (9.22e18), where a double past it has no int64_t value (C17 6.3.1.4).
+ */
+#define INT64_SAFE_BOUND 9.0e18
+
+/* `v` as an int64_t, saturated at the bounds (headroom and savings are signed bytes). */
+static int64_t saturate_i64(double v)
+{
+    return v > INT64_SAFE_BOUND ? INT64_MAX : v < -INT64_SAFE_BOUND ? INT64_MIN : (int64_t)v;
+}
+
+/* Bytes of one GPU by category (each at its own maximum), and of its host. */
+struct categories {
+    double weights, grads, optim, act, adapters, kv, overhead, host;
+};
+
+/* GPUs, model-parallel size, data-parallel size and the ranks states are sharded over. */
+struct degrees {
+    uint64_t n_gpus, mp, dp, shard;
+};
+
+static struct degrees degrees_of(const struct gpuplan_job *job)
+{
+    struct degrees d;
+    d.n_gpus = (uint64_t)job->gpus_per_node * job->nodes;
+    d.mp = (uint64_t)job->tp * job->pp;
+    d.dp = d.n_gpus / d.mp ? d.n_gpus / d.mp : 1;
+    d.shard = 1;
+    if (job->sharding == GPUPLAN_SHARDING_FSDP_HYBRID)
+        d.shard = job->gpus_per_node / d.mp ? job->gpus_per_node / d.mp : 1;
+    else if (job->sharding >= GPUPLAN_SHARDING_ZERO1)
+        d.shard = d.dp;
+    return d;
+}
+
+/*
+ * The categories of a training job. Host: every GPU's offloaded or paged
+ * states (DeepSpeed's estimators add DEEPSPEED_HOST_BUFFER_FACTOR for its
+ * offload buffers) and torchtune's offloaded activations.
+ */
+static void training_categories(const struct gpuplan_memory_profile *profile,
+                                const struct gpuplan_job *job,
+                                const struct states *s,
+                                double act,
+                                struct categories *c)
+{
+    c->weights = s->weights + s->gathered;
+    c->grads = s->grads + s->ddp_bucket + s->unsharded_grads + s->root_grad_e;
+    c->optim = s->optim;
+    c->adapters = s->adapters;
+    c->host = s->host * (double)job->gpus_per_node;
+    if (job->offload != GPUPLAN_OFFLOAD_NONE && job->sharding >= GPUPLAN_SHARDING_ZERO1 &&
+        job->sharding <= GPUPLAN_SHARDING_ZERO3)
+        c->host *= DEEPSPEED_HOST_BUFFER_FACTOR;
+    c->act = act;
+    if (job->act_offload)
+        c->host += (double)profile->n_layers *
+                   activation_sizes(profile, job, (double)job->seq_len).boundary *
+                   (double)job->seq_len * (double)job->micro_batch * (double)job->gpus_per_node;
+    if (job->method == GPUPLAN_METHOD_QLORA) /* one dequantised 16-bit weight at a time (bnb
+                                                dequantize_4bit) */
+        c->overhead += 2.0 * (double)profile->largest_linear_params / (double)job->tp;
+}
+
+/*
+ * The categories above are each at their own maximum; they do not all
+ * peak at once. Four moments bound the step (docs/formulas.md "Peak"):
+ * F, the end of forward; B, the start of backward; E, the end of backward;
+ * S, the optimizer step. What all four hold: weights (without autocast's
+ * cast copies, counted where they live), DDP's bucket, optimizer states,
+ * adapters, overhead, and the gradients when they outlive the step.
+ * Gradients of the previous step are gone in F and B only when they are
+ * freed after every step and not accumulated: zero_grad(set_to_none=True)
+ * (torch >= 2.0 default; HF Trainer, torchtune, torchtitan), one
+ * micro-batch per optimizer step, and a framework that does not keep a
+ * persistent gradient buffer (not DeepSpeed: ZeRO-3 allocates its fp32
+ * gradient partition once; not pipeline schedules, which accumulate over
+ * micro-batches). Otherwise they count in F and B.
+ */
+struct moments_base {
+    double fixed;      /* held at every moment */
+    double live_grads; /* this step's gradients */
+    bool grads_freed;  /* ... which are not in `fixed` */
+    /*
+     * keep_outputs (job.h): the held output (its (k, v) and logits) is
+     * alive in B, E and S; in F the new forward has built its own (k, v)
+     * while the previous step's output is still held, since the loop
+     * rebinds `outputs` only when the forward returns (the new fp32 logits
+     * are already in logits_fwd).
+     */
+    double kept;
+};
+
+static struct moments_base moments_base(const struct gpuplan_job *job,
+                                        const struct states *s,
+                                        const struct act_peak *ap,
+                                        const struct categories *c)
+{
+    struct moments_base m;
+    m.grads_freed = job->grad_accum <= 1 && !job->optim_in_bwd && job->pp <= 1 &&
+                    (job->sharding == GPUPLAN_SHARDING_NONE ||
+                     job->sharding == GPUPLAN_SHARDING_DDP || fsdp_family(job));
+    m.live_grads = s->grads + s->unsharded_grads;
+    m.fixed = c->weights - s->cast_cache + s->ddp_bucket + c->optim + c->adapters + c->overhead +
+              (m.grads_freed ? 0.0 : m.live_grads);
+    m.kept = ap->kept_kv + ap->kept_logits;
+    return m;
+}
+
+/* F: saved activations, the forward logits/loss buffers, autocast's cast cache (alive until the
+ * autocast region exits, i.e. through the forward and the loss). */
+static double
+moment_forward_end(const struct moments_base *m, const struct states *s, const struct act_peak *ap)
+{
+    return m->fixed + ap->stored + ap->logits_fwd + s->cast_cache +
+           (m->kept > 0.0 ? ap->kept_kv + m->kept : 0.0);
+}
+
+/* B: saved activations and the larger of the loss backward and one recomputed block; the cast
+ * copies survive only where the matmuls saved them (no recompute); FSDP's root gradient. */
+static double moment_backward_start(const struct gpuplan_job *job,
+                                    const struct moments_base *m,
+                                    const struct states *s,
+                                    const struct act_peak *ap)
+{
+    return m->fixed + ap->stored +
+           (ap->logits_bwd > ap->transient ? ap->logits_bwd : ap->transient) +
+           (job->grad_ckpt == GPUPLAN_CKPT_NONE ? s->cast_cache : 0.0) + m->kept + s->root_grad_b;
+}
+
+/* E: every gradient, and the activations and workspace of the block differentiated last. */
+static double
+moment_backward_end(const struct moments_base *m, const struct states *s, const struct act_peak *ap)
+{
+    return m->fixed + (m->grads_freed ? m->live_grads : 0.0) + ap->last_block + m->kept +
+           s->root_grad_e;
+}
+
+/*
+ * S, the optimizer step: torch.optim.AdamW's default foreach path "uses ~
+ * sizeof(params) more peak memory than the for-loop version due to the
+ * intermediates being a tensorlist vs just one tensor" (the `foreach`
+ * argument's docstring, torch/optim/optimizer.py): one state-sized
+ * temporary (_foreach_sqrt of exp_avg_sq) next to every gradient. Not under
+ * DeepSpeed (its own fused Adam), bitsandbytes (8-bit, paged) or an
+ * offloaded step. Sharded units are resharded when backward ends: none is
+ * gathered at the step.
+ */
+static double moment_optimizer_step(const struct gpuplan_job *job,
+                                    const struct moments_base *m,
+                                    const struct states *s)
+{
+    const bool foreach_temp =
+        job->optimizer == GPUPLAN_OPTIMIZER_ADAMW && !job->optim_in_bwd &&
+        job->offload == GPUPLAN_OFFLOAD_NONE &&
+        !(job->sharding >= GPUPLAN_SHARDING_ZERO1 && job->sharding <= GPUPLAN_SHARDING_ZERO3);
+    return m->fixed - s->gathered + (m->grads_freed ? m->live_grads : 0.0) +
+           (foreach_temp ? 0.5 * s->optim : 0.0) + m->kept;
+}
+
+/* The training step's peak allocation: the largest of the four moments. */
+static double training_peak(const struct gpuplan_job *job,
+                            const struct states *s,
+                            const struct act_peak *ap,
+                            const struct categories *c)
+{
+    const struct moments_base m = moments_base(job, s, ap, c);
+    const double f = moment_forward_end(&m, s, ap);
+    const double b = moment_backward_start(job, &m, s, ap);
+    const double e = moment_backward_end(&m, s, ap);
+    const double st = moment_optimizer_step(job, &m, s);
+    double peak = f > b ? f : b;
+    peak = peak > e ? peak : e;
+    return peak > st ? peak : st;
+}
+
+static double nccl_bytes(uint64_t n_gpus)
+{
+    return n_gpus > 1 ? (double)(NCCL_BUFFERS_MIB * GPUPLAN_BYTES_PER_MIB) : 0.0;
+}
+
+static double usable_bytes(const struct gpuplan_gpu *gpu)
+{
+    return (double)(gpu->memory_visible_bytes ? gpu->memory_visible_bytes : gpu->memory_bytes);
+}
+
+/*
+ * Paged (unified-memory) optimizer states are evicted to host only under
+ * memory pressure: when they fit next to everything else they stay on the
+ * GPU (bitsandbytes paged optimizers, cudaMallocManaged). Managed memory is
+ * not allocated through PyTorch's caching allocator, so
+ * torch.cuda.max_memory_allocated/reserved never include it; only
+ * nvidia-smi (device total) does. Check (not a fit): torchtune PR #961
+ * measured one Llama-2-7B PagedAdamW job at 20.2 GB allocated and 22.3 GB
+ * on an 80 GB A100, where its 54 GB of fp32 states fit and stay resident
+ * but are not counted. Returns the managed bytes resident on the GPU.
+ */
+static double paged_resident(const struct gpuplan_job *job,
+                             const struct gpuplan_gpu *gpu,
+                             const struct states *s,
+                             double allocated,
+                             uint64_t n_gpus,
+                             struct categories *c)
+{
+    const double paged = s->host; /* with --offload none the host holds only the paged states */
+    const double others =
+        allocated * (1.0 + ALLOCATOR_SLACK) + cuda_context_bytes(gpu) + nccl_bytes(n_gpus);
+    if (job->offload != GPUPLAN_OFFLOAD_NONE || others + paged > usable_bytes(gpu))
+        return 0.0;
+    c->optim += paged; /* shown with the optimizer; not part of allocated/reserved */
+    c->host -= paged * (double)job->gpus_per_node;
+    if (c->host < 0.0)
+        c->host = 0.0;
+    return paged;
+}
+
+/*
+ * The fit verdict on `gpu`; serving: how many sequences the KV budget holds
+ * (vLLM: total * gpu_memory_utilization - weights - activation peak -
+ * non-torch memory).
+ */
+static void verdict(const struct gpuplan_job *job,
+                    const struct gpuplan_gpu *gpu,
+                    const struct categories *c,
+                    double context,
+                    double nccl,
+                    struct gpuplan_memory_estimate *out)
+{
+    out->has_gpu = true;
+    out->gpu_usable_bytes =
+        gpu->memory_visible_bytes ? gpu->memory_visible_bytes : gpu->memory_bytes;
+    out->fits = out->per_gpu.device_total_bytes <= out->gpu_usable_bytes;
+    out->headroom_bytes =
+        saturate_i64((double)out->gpu_usable_bytes - (double)out->per_gpu.device_total_bytes);
+    if (job->method == GPUPLAN_METHOD_INFER && out->kv_bytes_per_seq > 0) {
+        const double budget = (double)out->gpu_usable_bytes * job->gpu_memory_utilization -
+                              c->weights - c->act - context - nccl;
+        out->max_concurrent_seqs =
+            budget > 0.0 ? (uint64_t)(budget / (double)out->kv_bytes_per_seq) : 0;
+    }
 }
 
 void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
@@ -1020,170 +1358,46 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
     struct gpuplan_job job;
     gpuplan_job_resolve(job_in, &job);
     memset(out, 0, sizeof *out);
-    const uint64_t n_gpus = (uint64_t)job.gpus_per_node * job.nodes;
-    const uint64_t mp = (uint64_t)job.tp * job.pp;
-    const uint64_t dp = n_gpus / mp ? n_gpus / mp : 1;
-    uint64_t shard = 1;
-    if (job.sharding == GPUPLAN_SHARDING_FSDP_HYBRID) {
-        shard = job.gpus_per_node / mp ? job.gpus_per_node / mp : 1;
-    } else if (job.sharding >= GPUPLAN_SHARDING_ZERO1) {
-        shard = dp;
-    }
-    out->n_gpus = (uint32_t)(n_gpus > UINT32_MAX ? UINT32_MAX : n_gpus);
-    out->dp_degree = (uint32_t)(dp > UINT32_MAX ? UINT32_MAX : dp);
-    out->shard_degree = (uint32_t)(shard > UINT32_MAX ? UINT32_MAX : shard);
+    const struct degrees d = degrees_of(&job);
+    out->n_gpus = (uint32_t)(d.n_gpus > UINT32_MAX ? UINT32_MAX : d.n_gpus);
+    out->dp_degree = (uint32_t)(d.dp > UINT32_MAX ? UINT32_MAX : d.dp);
+    out->shard_degree = (uint32_t)(d.shard > UINT32_MAX ? UINT32_MAX : d.shard);
 
-    double weights = 0, grads = 0, optim = 0, act = 0, adapters = 0, kv = 0, overhead = 0, host = 0;
-    double phase_peak = -1.0; /* training: the largest of the four moments below */
+    struct categories c;
+    memset(&c, 0, sizeof c);
+    double allocated, managed = 0.0;
     if (job.method == GPUPLAN_METHOD_INFER) {
-        inference_memory(profile, &job, out, &weights, &kv, &act);
+        inference_memory(profile, &job, out, &c.weights, &c.kv, &c.act);
+        allocated = c.weights + c.grads + c.optim + c.act + c.adapters + c.kv + c.overhead;
     } else {
-        const struct states s = model_states(profile, &job, (double)shard, (double)mp);
+        const struct states s = model_states(profile, &job, (double)d.shard, (double)d.mp);
         struct act_peak ap;
         memset(&ap, 0, sizeof ap);
-        weights = s.weights + s.gathered;
-        grads = s.grads + s.ddp_bucket + s.unsharded_grads + s.root_grad_e;
-        optim = s.optim;
-        adapters = s.adapters;
-        host = s.host * (double)job.gpus_per_node;
-        if (job.offload != GPUPLAN_OFFLOAD_NONE && job.sharding >= GPUPLAN_SHARDING_ZERO1 &&
-            job.sharding <= GPUPLAN_SHARDING_ZERO3)
-            host *= DEEPSPEED_HOST_BUFFER_FACTOR;
-        act = training_activations(profile, &job, &ap);
-        if (job.act_offload)
-            host += (double)profile->n_layers *
-                    activation_sizes(profile, &job, (double)job.seq_len).boundary *
-                    (double)job.seq_len * (double)job.micro_batch * (double)job.gpus_per_node;
-        if (job.method == GPUPLAN_METHOD_QLORA) /* one dequantised 16-bit weight at a time (bnb
-                                                   dequantize_4bit) */
-            overhead += 2.0 * (double)profile->largest_linear_params / (double)job.tp;
-        /*
-         * The categories above are each at their own maximum; they do not all
-         * peak at once. Four moments bound the step (docs/formulas.md
-         * "Peak"); S, the optimizer step, is below:
-         *  F, end of forward: saved activations + the forward logits/loss
-         *    buffers + autocast's cast cache (it lives until the autocast
-         *    region exits, i.e. through the forward and the loss);
-         *  B, start of backward: saved activations + the larger of the loss
-         *    backward and one recomputed block; the cast copies survive
-         *    only where the matmuls saved them (no recompute);
-         *  E, end of backward: every gradient + the activations and
-         *    workspace of the block differentiated last.
-         * Gradients of the previous step are gone in F and B only when they
-         * are freed after every step and not accumulated: zero_grad(set_to_none
-         * =True) (torch >= 2.0 default; HF Trainer, torchtune, torchtitan),
-         * one micro-batch per optimizer step, and a framework that does not
-         * keep a persistent gradient buffer (not DeepSpeed: ZeRO-3 allocates
-         * its fp32 gradient partition once; not pipeline schedules, which
-         * accumulate over micro-batches). Otherwise they count in F and B.
-         */
-        const bool grads_freed =
-            job.grad_accum <= 1 && !job.optim_in_bwd && job.pp <= 1 &&
-            (job.sharding == GPUPLAN_SHARDING_NONE || job.sharding == GPUPLAN_SHARDING_DDP ||
-             job.sharding == GPUPLAN_SHARDING_FSDP || job.sharding == GPUPLAN_SHARDING_FSDP_HYBRID);
-        const double live_grads = s.grads + s.unsharded_grads;
-        const double fixed = weights - s.cast_cache + s.ddp_bucket + optim + adapters + overhead +
-                             (grads_freed ? 0.0 : live_grads);
-        /*
-         * keep_outputs (job.h): the held output (kept = its (k, v) and
-         * logits) is alive in B, E and S; in F the new forward has built
-         * its own (k, v) while the previous step's output is still held,
-         * since the loop rebinds `outputs` only when the forward returns
-         * (the new fp32 logits are already in logits_fwd).
-         */
-        const double kept = ap.kept_kv + ap.kept_logits;
-        const double f = fixed + ap.stored + ap.logits_fwd + s.cast_cache +
-                         (kept > 0.0 ? ap.kept_kv + kept : 0.0);
-        const double b =
-            fixed + ap.stored + (ap.logits_bwd > ap.transient ? ap.logits_bwd : ap.transient) +
-            (job.grad_ckpt == GPUPLAN_CKPT_NONE ? s.cast_cache : 0.0) + kept + s.root_grad_b;
-        const double e =
-            fixed + (grads_freed ? live_grads : 0.0) + ap.last_block + kept + s.root_grad_e;
-        /*
-         * S, optimizer step: torch.optim.AdamW's default foreach path "uses
-         * ~ sizeof(params) more peak memory than the for-loop version due to
-         * the intermediates being a tensorlist vs just one tensor" (the
-         * `foreach` argument's docstring, torch/optim/optimizer.py): one
-         * state-sized temporary (_foreach_sqrt of exp_avg_sq) next to every
-         * gradient. Not under DeepSpeed (its own fused Adam), bitsandbytes
-         * (8-bit, paged) or an offloaded step.
-         */
-        const bool foreach_temp =
-            job.optimizer == GPUPLAN_OPTIMIZER_ADAMW && !job.optim_in_bwd &&
-            job.offload == GPUPLAN_OFFLOAD_NONE &&
-            !(job.sharding >= GPUPLAN_SHARDING_ZERO1 && job.sharding <= GPUPLAN_SHARDING_ZERO3);
-        /* Sharded units are resharded when backward ends: none is gathered at the step. */
-        const double st = fixed - s.gathered + (grads_freed ? live_grads : 0.0) +
-                          (foreach_temp ? 0.5 * s.optim : 0.0) + kept;
-        phase_peak = f > b ? f : b;
-        phase_peak = phase_peak > e ? phase_peak : e;
-        phase_peak = phase_peak > st ? phase_peak : st;
-    }
-    double allocated = weights + grads + optim + act + adapters + kv + overhead;
-    if (phase_peak >= 0.0) /* training: the moments, not the sum of the categories */
-        allocated = phase_peak;
-    double managed = 0.0;
-    if (job.method != GPUPLAN_METHOD_INFER && is_paged(job.optimizer) && gpu) {
-        /*
-         * Paged (unified-memory) optimizer states are evicted to host only
-         * under memory pressure: when they fit next to everything else they
-         * stay on the GPU (bitsandbytes paged optimizers, cudaMallocManaged).
-         * Managed memory is not allocated through PyTorch's caching
-         * allocator, so torch.cuda.max_memory_allocated/reserved never
-         * include it; only nvidia-smi (device total) does. Check (not a
-         * fit): torchtune PR #961 measured one Llama-2-7B PagedAdamW job
-         * at 20.2 GB allocated and 22.3 GB on an 80 GB A100, where its
-         * 54 GB of fp32 states fit and stay resident but are not counted.
-         */
-        const struct states s = model_states(profile, &job, (double)shard, (double)mp);
-        const double paged = s.host; /* with --offload none the host holds only the paged states */
-        const double usable =
-            (double)(gpu->memory_visible_bytes ? gpu->memory_visible_bytes : gpu->memory_bytes);
-        const double others =
-            allocated * (1.0 + ALLOCATOR_SLACK) + cuda_context_bytes(gpu) +
-            (n_gpus > 1 ? (double)(NCCL_BUFFERS_MIB * GPUPLAN_BYTES_PER_MIB) : 0.0);
-        if (job.offload == GPUPLAN_OFFLOAD_NONE && others + paged <= usable) {
-            managed = paged;
-            optim += paged; /* shown with the optimizer; not part of allocated/reserved */
-            host -= paged * (double)job.gpus_per_node;
-            if (host < 0.0)
-                host = 0.0;
-        }
+        const double act = training_activations(profile, &job, &ap);
+        training_categories(profile, &job, &s, act, &c);
+        allocated = training_peak(&job, &s, &ap, &c); /* the moments, not the sum */
+        if (is_paged(job.optimizer) && gpu)
+            managed = paged_resident(&job, gpu, &s, allocated, d.n_gpus, &c);
     }
     const double reserved = allocated * (1.0 + ALLOCATOR_SLACK);
     const double context = cuda_context_bytes(gpu);
-    const double nccl = n_gpus > 1 ? (double)(NCCL_BUFFERS_MIB * GPUPLAN_BYTES_PER_MIB) : 0.0;
+    const double nccl = nccl_bytes(d.n_gpus);
     struct gpuplan_memory_per_gpu *g = &out->per_gpu;
-    g->weights_bytes = gpuplan_bytes_from_double(weights);
-    g->gradients_bytes = gpuplan_bytes_from_double(grads);
-    g->optimizer_bytes = gpuplan_bytes_from_double(optim);
-    g->activations_bytes = gpuplan_bytes_from_double(act);
-    g->adapters_bytes = gpuplan_bytes_from_double(adapters);
-    g->kv_cache_bytes = gpuplan_bytes_from_double(kv);
-    g->overhead_bytes = gpuplan_bytes_from_double(overhead + nccl);
+    g->weights_bytes = gpuplan_bytes_from_double(c.weights);
+    g->gradients_bytes = gpuplan_bytes_from_double(c.grads);
+    g->optimizer_bytes = gpuplan_bytes_from_double(c.optim);
+    g->activations_bytes = gpuplan_bytes_from_double(c.act);
+    g->adapters_bytes = gpuplan_bytes_from_double(c.adapters);
+    g->kv_cache_bytes = gpuplan_bytes_from_double(c.kv);
+    g->overhead_bytes = gpuplan_bytes_from_double(c.overhead + nccl);
     g->peak_allocated_bytes = gpuplan_bytes_from_double(allocated);
     g->peak_reserved_bytes = gpuplan_bytes_from_double(reserved);
     g->cuda_context_bytes = gpuplan_bytes_from_double(context);
     g->device_total_bytes = gpuplan_bytes_from_double(reserved + context + nccl + managed);
     g->managed_bytes = gpuplan_bytes_from_double(managed);
-    out->host_ram_bytes = gpuplan_bytes_from_double(host);
-
-    if (!gpu)
-        return;
-    out->has_gpu = true;
-    out->gpu_usable_bytes =
-        gpu->memory_visible_bytes ? gpu->memory_visible_bytes : gpu->memory_bytes;
-    out->fits = g->device_total_bytes <= out->gpu_usable_bytes;
-    const double head = (double)out->gpu_usable_bytes - (double)g->device_total_bytes;
-    out->headroom_bytes = head > 9.0e18 ? INT64_MAX : head < -9.0e18 ? INT64_MIN : (int64_t)head;
-    if (job.method == GPUPLAN_METHOD_INFER && out->kv_bytes_per_seq > 0) {
-        /* vLLM: KV budget = total * gpu_memory_utilization - weights - activation peak - non-torch
-         * memory. */
-        const double budget = (double)out->gpu_usable_bytes * job.gpu_memory_utilization - weights -
-                              act - context - nccl;
-        out->max_concurrent_seqs =
-            budget > 0.0 ? (uint64_t)(budget / (double)out->kv_bytes_per_seq) : 0;
-    }
+    out->host_ram_bytes = gpuplan_bytes_from_double(c.host);
+    if (gpu)
+        verdict(&job, gpu, &c, context, nccl, out);
 }
 
 /* ---- suggestions -------------------------------------------------------- */
@@ -1202,9 +1416,28 @@ static void add_suggestion(struct gpuplan_memory_report *r,
         return;
     struct gpuplan_memory_suggestion *s = &r->suggestions[r->n_suggestions++];
     snprintf(s->change, sizeof s->change, "%s", text);
-    /* Clamped as headroom_bytes is: a double past INT64_MAX has no int64_t value (C17 6.3.1.4). */
-    s->saving_bytes = saving > 9.0e18 ? INT64_MAX : (int64_t)saving;
+    s->saving_bytes = saturate_i64(saving);
     s->fits = e.fits;
+}
+
+/*
+ * The job with one option changed, as a user would type it: the change goes
+ * through the option table (gpuplan_job_set: the same value, and the same
+ * "given" flags) and the suggestion reads "--option value".
+ */
+static void try_option(struct gpuplan_memory_report *r,
+                       const struct gpuplan_memory_profile *p,
+                       const struct gpuplan_job *job,
+                       const struct gpuplan_gpu *gpu,
+                       const char *option,
+                       const char *value)
+{
+    struct gpuplan_job j = *job;
+    if (gpuplan_job_set(&j, option, value, NULL) != GPUPLAN_OK)
+        return;
+    char text[128];
+    (void)snprintf(text, sizeof text, "--%s %s", option, value);
+    add_suggestion(r, p, &j, gpu, text);
 }
 
 static int suggestion_cmp(const void *a, const void *b)
@@ -1222,61 +1455,31 @@ static void suggest(struct gpuplan_memory_report *r,
                     const struct gpuplan_job *job,
                     const struct gpuplan_gpu *gpu)
 {
-    struct gpuplan_job j;
     if (job->method != GPUPLAN_METHOD_INFER) {
-        if (job->grad_ckpt != GPUPLAN_CKPT_FULL) {
-            j = *job;
-            j.grad_ckpt = GPUPLAN_CKPT_FULL;
-            j.grad_ckpt_set = true;
-            add_suggestion(r, p, &j, gpu, "--grad-ckpt full");
-        }
-        if (job->method == GPUPLAN_METHOD_FULL) {
-            j = *job;
-            j.method = GPUPLAN_METHOD_LORA;
-            add_suggestion(r, p, &j, gpu, "--method lora");
-        }
-        if (job->method != GPUPLAN_METHOD_QLORA) {
-            j = *job;
-            j.method = GPUPLAN_METHOD_QLORA;
-            add_suggestion(r, p, &j, gpu, "--method qlora");
-        }
-        if (job->optimizer == GPUPLAN_OPTIMIZER_ADAMW) {
-            j = *job;
-            j.optimizer = GPUPLAN_OPTIMIZER_ADAMW_8BIT;
-            add_suggestion(r, p, &j, gpu, "--optimizer adamw-8bit");
-        }
-        if (job->micro_batch > 1) {
-            j = *job;
-            j.micro_batch = 1;
-            add_suggestion(r, p, &j, gpu, "--micro-batch 1");
-        }
-        if (job->offload == GPUPLAN_OFFLOAD_NONE) {
-            j = *job;
-            j.offload = GPUPLAN_OFFLOAD_OPTIMIZER;
-            add_suggestion(r, p, &j, gpu, "--offload optimizer");
-        }
-        if (!job->compile) {
-            j = *job;
-            j.compile = j.compile_loss = true;
-            add_suggestion(r, p, &j, gpu, "--compile yes");
-        }
+        if (job->grad_ckpt != GPUPLAN_CKPT_FULL)
+            try_option(r, p, job, gpu, "grad-ckpt", "full");
+        if (job->method == GPUPLAN_METHOD_FULL)
+            try_option(r, p, job, gpu, "method", "lora");
+        if (job->method != GPUPLAN_METHOD_QLORA)
+            try_option(r, p, job, gpu, "method", "qlora");
+        if (job->optimizer == GPUPLAN_OPTIMIZER_ADAMW)
+            try_option(r, p, job, gpu, "optimizer", "adamw-8bit");
+        if (job->micro_batch > 1)
+            try_option(r, p, job, gpu, "micro-batch", "1");
+        if (job->offload == GPUPLAN_OFFLOAD_NONE)
+            try_option(r, p, job, gpu, "offload", "optimizer");
+        if (!job->compile)
+            try_option(r, p, job, gpu, "compile", "yes");
     } else if (job->weights_dtype == GPUPLAN_DTYPE_BF16 ||
                job->weights_dtype == GPUPLAN_DTYPE_F16) {
-        j = *job;
-        j.weights_dtype = GPUPLAN_DTYPE_F8_E4M3;
-        add_suggestion(r, p, &j, gpu, "--weights fp8");
-        j = *job;
-        j.weights_dtype = GPUPLAN_DTYPE_AWQ4;
-        add_suggestion(r, p, &j, gpu, "--weights awq");
+        try_option(r, p, job, gpu, "weights", "fp8");
+        try_option(r, p, job, gpu, "weights", "awq");
     }
-    if (job->attention == GPUPLAN_ATTN_EAGER) {
-        j = *job;
-        j.attention = GPUPLAN_ATTN_FLASH;
-        add_suggestion(r, p, &j, gpu, "--attention flash");
-    }
-    if (job->gpus_per_node < 8) {
+    if (job->attention == GPUPLAN_ATTN_EAGER)
+        try_option(r, p, job, gpu, "attention", "flash");
+    if (job->gpus_per_node < SUGGEST_MAX_GPUS_PER_NODE) {
         char text[128];
-        j = *job;
+        struct gpuplan_job j = *job;
         j.gpus_per_node = job->gpus_per_node * 2;
         if (job->method == GPUPLAN_METHOD_INFER) {
             j.tp = job->tp * 2;

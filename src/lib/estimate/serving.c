@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "estimate/device_internal.h"
 #include "estimate/serving_internal.h"
 #include "gpuplan/units.h"
 
@@ -714,20 +715,16 @@ uint64_t serving_device_total(const struct gpuplan_serving_request *req,
 }
 
 /*
- * CUDA context per process, as docs/formulas.md "Overheads" states it:
- * 400 MiB before Ampere, 500 MiB Ampere/Ada, 600 MiB Hopper and later
- * (the commonly observed range with lazy module loading; not fitted).
+ * CUDA context per process (docs/formulas.md "Overheads"): the one table of
+ * device_internal.h; a GPU of another vendor gets the Hopper-and-later
+ * figure, the largest of the table (serving's choice since the module came:
+ * no measurement backs a ROCm or Gaudi figure).
  */
+#define SERVING_OTHER_VENDOR_CONTEXT_MIB 600U
+
 double serving_cuda_context_bytes(const struct gpuplan_gpu *gpu)
 {
-    double mib = 500.0;
-    if (gpu && gpu->compute_capability[0] >= '0' && gpu->compute_capability[0] <= '9') {
-        const int major = gpu->compute_capability[0] - '0';
-        mib = major < 8 ? 400.0 : major < 9 ? 500.0 : 600.0;
-    } else if (gpu && gpu->vendor != GPUPLAN_VENDOR_NVIDIA) {
-        mib = 600.0;
-    }
-    return mib * (double)GPUPLAN_BYTES_PER_MIB;
+    return gpuplan_cuda_context_bytes(gpu, SERVING_OTHER_VENDOR_CONTEXT_MIB);
 }
 
 /* ---- log helpers ---------------------------------------------------------- */

@@ -128,7 +128,7 @@ static bool is_a100(const struct gpuplan_gpu *gpu)
 
 static bool is_hopper_or_newer(const struct gpuplan_gpu *gpu)
 {
-    return gpu && gpu->vendor == GPUPLAN_VENDOR_NVIDIA && gpu->compute_capability[0] >= '9';
+    return gpu && gpu->vendor == GPUPLAN_VENDOR_NVIDIA && gpu->cc_major >= 9;
 }
 
 static void resolve_common(const struct gpuplan_serving_profile *p,

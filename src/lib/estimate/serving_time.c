@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "estimate/device_internal.h"
 #include "estimate/serving_internal.h"
 #include "gpuplan/job.h"
 #include "gpuplan/serving.h"
@@ -102,16 +103,6 @@ static uint32_t log2_ceil(uint32_t n)
     return s;
 }
 
-static double pcie_gb_per_s(const struct gpuplan_gpu *gpu)
-{
-    /* PCIe x16 per direction: 15.75 GB/s at Gen3, doubling per generation. */
-    const uint32_t gen = gpu->pcie_gen ? gpu->pcie_gen : 4;
-    double bw = 15.75;
-    for (uint32_t g = 3; g < gen && g < 7; g++)
-        bw *= 2.0;
-    return bw;
-}
-
 static bool spans_nodes(const struct gpuplan_gpu *gpu, uint32_t n)
 {
     const uint32_t domain = gpu->max_gpus_per_link_domain ? gpu->max_gpus_per_link_domain : 8;
@@ -138,7 +129,7 @@ static double allreduce_s(const struct gpuplan_gpu *gpu, uint32_t n, double byte
         bw_gb = gpu->link_gb_per_s / 2.0 * LINK_FRACTION;
     } else {
         lat = AR_PCIE_STEP_S * log2_ceil(n);
-        bw_gb = pcie_gb_per_s(gpu) * LINK_FRACTION;
+        bw_gb = gpuplan_pcie_gb_per_s(gpu) * LINK_FRACTION;
     }
     return lat + 2.0 * (double)(n - 1) / (double)n * bytes / (bw_gb * GPUPLAN_BYTES_PER_GB);
 }
@@ -152,7 +143,7 @@ static double hop_s(const struct gpuplan_gpu *gpu, uint32_t tp, uint32_t pp, dou
     const double bw = cross ? INTERNODE_GB_PER_S
                             : (has_fabric(gpu) && gpu->link_gb_per_s > 0
                                    ? gpu->link_gb_per_s / 2.0 * LINK_FRACTION
-                                   : pcie_gb_per_s(gpu) * LINK_FRACTION);
+                                   : gpuplan_pcie_gb_per_s(gpu) * LINK_FRACTION);
     return lat + bytes / (bw * GPUPLAN_BYTES_PER_GB);
 }
 

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gpuplan/estimate.h"
+#include "estimate/device_internal.h"
 #include "gpuplan/units.h"
 
 /*
@@ -35,6 +35,19 @@
 #define NVME_GB_PER_S                12.0
 #define ALLREDUCE_LATENCY_S          15e-6
 #define ACT_BYTES                    2.0 /* bf16/fp16 activations on the wire */
+/* Offloaded optimizer: 16-bit gradients down and 16-bit weights up, per parameter. */
+#define OFFLOAD_PCIE_BYTES_PER_PARAM 4.0
+/* CPUAdam touches fp32 master, both moments and the grad: (4 + 4 + 4) * 2 + 4 = 28 B per param. */
+#define CPU_ADAM_BYTES_PER_PARAM 28.0
+/* ZeRO-Infinity: fp32 master and both moments (12 B) read from NVMe and written back. */
+#define NVME_BYTES_PER_PARAM 24.0
+/* Eager attention's score matrix: fp32 (HF upcasts softmax), ~3 passes forward and ~6 backward. */
+#define EAGER_SCORE_BYTES  4.0
+#define EAGER_SCORE_PASSES 9.0
+/* Without TF32 tensor cores (pre-Ampere) fp32 matmuls run on CUDA cores: a quarter of the fp16
+ * tensor-core peak (assumption; V100: 15.7 fp32 against 125 fp16 tensor TFLOPS is 1/8, T4
+ * alike, so this is generous to fp32). */
+#define FP32_WITHOUT_TF32_SLOWDOWN 4.0
 
 /*
  * Matmul efficiency = GEN_EFF[generation] * PRECISION factor * size factor.
@@ -259,18 +272,21 @@ static enum gen gpu_generation(const struct gpuplan_gpu *gpu)
 {
     if (gpu->vendor == GPUPLAN_VENDOR_AMD)
         return GEN_CDNA;
-    const char *cc = gpu->compute_capability;
-    if (cc[0] == '7')
+    /* CUDA compute capabilities by generation (CUDA C Programming Guide, "Compute
+     * Capabilities"): 7.x Volta/Turing, 8.0 A100, 8.6/8.7 consumer and embedded Ampere,
+     * 8.9 Ada, 9.x Hopper, 10.x/12.x Blackwell. */
+    const uint32_t major = gpu->cc_major, minor = gpu->cc_minor;
+    if (major == 7)
         return GEN_VOLTA_TURING;
-    if (strcmp(cc, "8.0") == 0)
+    if (major == 8 && minor == 0)
         return GEN_AMPERE_DC;
-    if (cc[0] == '8' && cc[1] == '.' && (cc[2] == '6' || cc[2] == '7'))
+    if (major == 8 && (minor == 6 || minor == 7))
         return GEN_AMPERE_CONSUMER;
-    if (strcmp(cc, "8.9") == 0)
+    if (major == 8 && minor == 9)
         return GEN_ADA;
-    if (cc[0] == '9')
+    if (major == 9)
         return GEN_HOPPER;
-    if ((cc[0] == '1' && cc[1] == '0') || (cc[0] == '1' && cc[1] == '2'))
+    if (major == 10 || major == 12)
         return GEN_BLACKWELL;
     const char *arch = gpu->architecture;
     if (strstr(arch, "Hopper"))
@@ -293,8 +309,8 @@ static double peak_tflops(const struct gpuplan_gpu *gpu, enum gpuplan_precision 
     case GPUPLAN_PRECISION_FP16_MIXED:
         return gpu->fp16_tflops;
     case GPUPLAN_PRECISION_FP32:
-        /* Assumes TF32 tensor cores (Ampere+); plain FP32 matmul is ~8x slower. */
-        return gpu->has_tf32 ? gpu->tf32_tflops : gpu->fp16_tflops / 4.0;
+        /* TF32 tensor cores where the GPU has them (Ampere+), else FP32_WITHOUT_TF32_SLOWDOWN. */
+        return gpu->has_tf32 ? gpu->tf32_tflops : gpu->fp16_tflops / FP32_WITHOUT_TF32_SLOWDOWN;
     case GPUPLAN_PRECISION_BF16:
     case GPUPLAN_PRECISION_BF16_MIXED:
     case GPUPLAN_PRECISION_COUNT:
@@ -324,8 +340,8 @@ double gpuplan_throughput_efficiency(const struct gpuplan_gpu *gpu,
     return large_gemm_efficiency(gpu, precision, hidden_per_gpu) * t / (t + T_HALF_TOKENS);
 }
 
-/* PCIe x16 per direction, GB/s: 8 GT/s * 16 lanes * 128/130 = 15.75 for Gen3, doubling per gen. */
-static double pcie_gb_per_s(const struct gpuplan_gpu *gpu)
+/* PCIe x16 per direction, GB/s (device_internal.h: the derivation). */
+double gpuplan_pcie_gb_per_s(const struct gpuplan_gpu *gpu)
 {
     const uint32_t gen = gpu->pcie_gen ? gpu->pcie_gen : 4;
     double bw = 15.75;
@@ -337,7 +353,7 @@ static double pcie_gb_per_s(const struct gpuplan_gpu *gpu)
 /* Per-direction bus bandwidth a collective among `n_in_node` GPUs of one server sees, GB/s. */
 static double intra_node_gb_per_s(const struct gpuplan_gpu *gpu, uint32_t n_in_node)
 {
-    const double pcie = pcie_gb_per_s(gpu) * LINK_EFFICIENCY;
+    const double pcie = gpuplan_pcie_gb_per_s(gpu) * LINK_EFFICIENCY;
     switch (gpu->link) {
     case GPUPLAN_LINK_NVSWITCH:
     case GPUPLAN_LINK_INFINITY_FABRIC:
@@ -517,7 +533,8 @@ static double eager_attention_bytes_per_token(const struct gpuplan_throughput_pr
 {
     if (job->attention != GPUPLAN_ATTN_EAGER)
         return 0.0;
-    return (double)p->n_layers * (double)p->n_heads * (double)job->seq_len * 4.0 * 9.0;
+    return (double)p->n_layers * (double)p->n_heads * (double)job->seq_len * EAGER_SCORE_BYTES *
+           EAGER_SCORE_PASSES;
 }
 
 /*
@@ -546,6 +563,265 @@ static double elementwise_bytes_per_token(const struct gpuplan_throughput_profil
     return bytes;
 }
 
+/* One optimizer step of training, part by part (seconds, per GPU). */
+struct step_parts {
+    double compute_mb;  /* one micro-batch's matmuls, attention and kernels (roofline) */
+    bool weight_bound;  /* ... bound by reading the weights, not by FLOPs */
+    double dequant_mb;  /* QLoRA's dequantisation of one micro-batch */
+    double optimizer_s; /* the GPU optimizer step */
+    double comm_mb_total, comm_mb_exposed;     /* data-parallel, per micro-batch */
+    double comm_step_total, comm_step_exposed; /* data-parallel, once per step */
+    double tp_mb, pp_p2p_mb;                   /* tensor and pipeline parallel, per micro-batch */
+    double offload_mb, offload_step;           /* PCIe to host and the CPU optimizer step */
+    double bubble;                             /* the pipeline's idle slots */
+};
+
+/* The trained parameters: all of this GPU's TP x PP share, and the optimizer's shard of it. */
+struct trained {
+    double local; /* this GPU's TP x PP share */
+    double shard; /* what its optimizer steps (ZeRO/FSDP: 1/dp of it) */
+};
+
+/* Compute per micro-batch: the roofline of FLOPs against one read of the weights per pass. */
+static void train_compute(const struct ctx *c, const struct flops *f, struct step_parts *s)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    const struct gpuplan_job *job = c->job;
+    const double split = (double)c->tp * c->pp;
+    const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
+    const double bw = c->mem_bw_bytes_per_s;
+    const double passes = job->grad_ckpt == GPUPLAN_CKPT_FULL ? 3.0 : 2.0;
+    const double w_bytes = weight_bytes_per_param(job);
+    /* Attention FLOPs (forward, backward 2x, recomputed forward) at the attention rate. */
+    const double attn_total =
+        f->attention * (3.0 + (job->grad_ckpt != GPUPLAN_CKPT_NONE ? 1.0 : 0.0));
+    const double t_flops = ((f->total - attn_total) / c->achieved_flops_per_s +
+                            attn_total / c->attention_flops_per_s) *
+                           tokens_mb / split;
+    const double t_eager = eager_attention_bytes_per_token(p, job) * tokens_mb / split / bw;
+    /* Non-matmul kernels: forward, backward (2x), and the recomputed forward. */
+    const double elem_passes = job->grad_ckpt == GPUPLAN_CKPT_FULL ? 4.0 : 3.0;
+    const double t_elem =
+        elementwise_bytes_per_token(p, job) * elem_passes * tokens_mb / split / bw;
+    const double t_weights = p->linear_params_total / split * w_bytes * passes / bw;
+    s->compute_mb = max2(t_flops + t_eager + t_elem, t_weights);
+    s->weight_bound = t_weights > t_flops + t_eager + t_elem;
+    /* QLoRA: every pass dequantises the NF4 weights to bf16 (read q bits, write 2 B). */
+    if (job->method == GPUPLAN_METHOD_QLORA) {
+        double quant_params = 0;
+        for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
+            if (gpuplan_role_is_linear((enum gpuplan_role)r))
+                quant_params += p->linear_total_by_role[r];
+        }
+        s->dequant_mb = quant_params / split * (w_bytes + 2.0) * passes / bw;
+    }
+}
+
+/*
+ * Data-parallel communication of `sharding` (never none with dp > 1, see
+ * train_eval), over NVLink/PCIe inside a node and the network across nodes.
+ */
+static void dp_comm(const struct ctx *c,
+                    enum gpuplan_sharding sharding,
+                    const struct trained *tr,
+                    double bwd_mb,
+                    struct step_parts *s)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    const struct gpuplan_job *job = c->job;
+    const double split = (double)c->tp * c->pp;
+    const double layers = max2(p->n_layers, 1);
+    const double w_bytes = weight_bytes_per_param(job);
+    const uint32_t dp_in_node = c->per_node / (c->tp * c->pp) ? c->per_node / (c->tp * c->pp) : 1;
+    const bool dp_spans_nodes = c->dp > dp_in_node;
+    const double intra = intra_node_gb_per_s(c->sys->gpu, c->per_node) * GPUPLAN_BYTES_PER_GB;
+    const double inter = inter_node_gb_per_s(c->sys, c->per_node) * GPUPLAN_BYTES_PER_GB;
+    const double dp_bw = dp_spans_nodes ? min2(intra, inter) : intra;
+    const double dpf = c->dp > 1 ? (double)(c->dp - 1) / c->dp : 0.0;
+    const double g_bytes = grad_bytes_per_param(job, sharding);
+    switch (sharding) {
+    case GPUPLAN_SHARDING_DDP:
+    case GPUPLAN_SHARDING_ZERO1: {
+        /* Ring all-reduce (or RS + AG): 2 (n-1)/n of the gradient bytes, once per step,
+         * bucketed and overlapped with the last micro-batch's backward. */
+        const double t = 2.0 * dpf * tr->local * g_bytes / dp_bw;
+        s->comm_step_total = t;
+        s->comm_step_exposed = max2(t - bwd_mb, t / layers);
+        break;
+    }
+    case GPUPLAN_SHARDING_ZERO2: {
+        const double rs = dpf * tr->local * g_bytes / dp_bw;
+        s->comm_mb_total = rs;
+        s->comm_mb_exposed = max2(rs - bwd_mb, rs / layers);
+        const double ag = dpf * tr->local * w_bytes / dp_bw;
+        s->comm_step_total = ag;
+        s->comm_step_exposed = ag;
+        break;
+    }
+    case GPUPLAN_SHARDING_ZERO3:
+    case GPUPLAN_SHARDING_FSDP:
+    case GPUPLAN_SHARDING_FSDP_HYBRID: {
+        /* Per micro-batch: all-gather the weights for forward and again for backward
+         * (recompute runs inside the gathered unit), reduce-scatter the gradients.
+         * Prefetching hides all but about one layer's transfer behind compute. */
+        const bool hybrid = sharding == GPUPLAN_SHARDING_FSDP_HYBRID;
+        const double group = hybrid ? min2(c->dp, dp_in_node) : c->dp;
+        const double gf = group > 1 ? (group - 1) / group : 0.0;
+        const double gbw = hybrid ? intra : dp_bw;
+        const double gather = 2.0 * gf * p->linear_params_total / split * w_bytes;
+        const double scatter = gf * tr->local * g_bytes;
+        const double t = (gather + scatter) / gbw;
+        s->comm_mb_total = t;
+        s->comm_mb_exposed = max2(t - s->compute_mb, t / layers);
+        if (hybrid && c->dp > group) {
+            const double replicas = (double)c->dp / group;
+            const double ar =
+                2.0 * (replicas - 1) / replicas * tr->local / group * g_bytes / min2(intra, inter);
+            s->comm_step_total = ar;
+            s->comm_step_exposed = max2(ar - bwd_mb, ar / layers);
+        }
+        break;
+    }
+    case GPUPLAN_SHARDING_NONE:
+    case GPUPLAN_SHARDING_COUNT:
+    default:
+        break;
+    }
+}
+
+/*
+ * Model-parallel communication per micro-batch. Tensor parallel: 2
+ * all-reduces of the activations per layer forward, 2 backward, 2 more with
+ * full recompute (Megatron-LM, Shoeybi et al. 2019, fig. 4); not
+ * overlapped. Pipeline: activations forward and gradients back across each
+ * stage boundary.
+ */
+static void mp_comm(const struct ctx *c, struct step_parts *s)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    const struct gpuplan_job *job = c->job;
+    const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
+    const double layers = max2(p->n_layers, 1);
+    const double intra = intra_node_gb_per_s(c->sys->gpu, c->per_node) * GPUPLAN_BYTES_PER_GB;
+    const double inter = inter_node_gb_per_s(c->sys, c->per_node) * GPUPLAN_BYTES_PER_GB;
+    if (c->tp > 1) {
+        const double tp_bw = c->tp <= c->per_node ? intra : min2(intra, inter);
+        const double n_ar = (job->grad_ckpt == GPUPLAN_CKPT_FULL ? 6.0 : 4.0) * layers / c->pp;
+        const double bytes = tokens_mb * (double)p->hidden_size * ACT_BYTES;
+        s->tp_mb = n_ar * 2.0 * (c->tp - 1) / c->tp * bytes / tp_bw;
+    }
+    if (c->pp > 1) {
+        const double pp_bw = c->per_node >= c->tp * c->pp ? intra : min2(intra, inter);
+        s->pp_p2p_mb = 2.0 * tokens_mb * (double)p->hidden_size * ACT_BYTES / pp_bw;
+    }
+}
+
+/*
+ * Offload over PCIe, and the CPU optimizer step (memory bound on host
+ * DRAM): gradients down and updated weights up (OFFLOAD_PCIE_BYTES_PER_PARAM),
+ * CPUAdam's passes over master, moments and gradient
+ * (CPU_ADAM_BYTES_PER_PARAM), and with NVMe the states read and written
+ * back (NVME_BYTES_PER_PARAM). Offloaded parameters: each GPU's weight
+ * shard goes host-to-device for forward and for backward.
+ */
+static void train_offload(const struct ctx *c,
+                          enum gpuplan_sharding sharding,
+                          const struct trained *tr,
+                          struct step_parts *s)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    const struct gpuplan_job *job = c->job;
+    const double split = (double)c->tp * c->pp;
+    const double pcie = gpuplan_pcie_gb_per_s(c->sys->gpu) * LINK_EFFICIENCY * GPUPLAN_BYTES_PER_GB;
+    const double host_bw = (c->sys->host_memory_gb_per_s > 0 ? c->sys->host_memory_gb_per_s
+                                                             : DEFAULT_HOST_MEMORY_GB_PER_S) *
+                           GPUPLAN_BYTES_PER_GB / c->per_node;
+    if (job->offload != GPUPLAN_OFFLOAD_NONE) {
+        s->offload_step = tr->shard * OFFLOAD_PCIE_BYTES_PER_PARAM / pcie +
+                          tr->shard * CPU_ADAM_BYTES_PER_PARAM / host_bw;
+        if (job->offload == GPUPLAN_OFFLOAD_NVME)
+            s->offload_step += tr->shard * NVME_BYTES_PER_PARAM /
+                               (NVME_GB_PER_S * GPUPLAN_BYTES_PER_GB / c->per_node);
+    }
+    if (job->offload == GPUPLAN_OFFLOAD_PARAMS ||
+        job->offload == GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS || job->offload == GPUPLAN_OFFLOAD_NVME) {
+        const double shard =
+            p->linear_params_total / split / (is_sharded_params(sharding) ? c->dp : 1.0);
+        s->offload_mb = 2.0 * shard * weight_bytes_per_param(job) / pcie;
+    }
+}
+
+/* The largest share of the step names the bottleneck (weight reads count as memory). */
+static enum gpuplan_bottleneck bottleneck_of(const struct gpuplan_throughput *t, bool weight_bound)
+{
+    double compute_share = t->compute_s;
+    double memory_share = t->memory_s;
+    if (weight_bound) {
+        memory_share += compute_share;
+        compute_share = 0;
+    }
+    enum gpuplan_bottleneck b = GPUPLAN_BOTTLENECK_COMPUTE;
+    double best = compute_share;
+    if (memory_share > best) {
+        best = memory_share;
+        b = GPUPLAN_BOTTLENECK_MEMORY_BANDWIDTH;
+    }
+    if (t->comm_s > best) {
+        best = t->comm_s;
+        b = GPUPLAN_BOTTLENECK_COMMUNICATION;
+    }
+    if (t->offload_s > best)
+        b = GPUPLAN_BOTTLENECK_OFFLOAD;
+    return b;
+}
+
+/*
+ * The step from its parts. Pipeline bubble: (pp - 1) micro-batch slots per
+ * step (GPipe / 1F1B: bubble fraction (p - 1) / m, Narayanan et al. 2021
+ * sec. 2.2). Megatron's mapping: a pipeline micro-batch is --micro-batch
+ * sequences and m = --grad-accum micro-batches per step (num-microbatches =
+ * GBS / (mbs * dp)); torchtitan's local batch split into n micro-batches is
+ * micro_batch = local / n, grad_accum = n. Interleaved schedules (virtual
+ * stages) are not modelled.
+ */
+static void step_totals(const struct ctx *c,
+                        const struct flops *f,
+                        struct step_parts *s,
+                        struct gpuplan_throughput *out)
+{
+    const struct gpuplan_job *job = c->job;
+    const double ga = (double)job->grad_accum;
+    const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
+    const double mb_time = s->compute_mb + s->dequant_mb + s->comm_mb_exposed + s->tp_mb +
+                           s->pp_p2p_mb + s->offload_mb;
+    s->bubble = c->pp > 1 ? (c->pp - 1) * (s->compute_mb + s->tp_mb) : 0.0;
+    out->compute_s = ga * s->compute_mb;
+    out->memory_s = ga * s->dequant_mb + s->optimizer_s;
+    out->comm_total_s = ga * (s->comm_mb_total + s->tp_mb + s->pp_p2p_mb) + s->comm_step_total;
+    out->comm_s =
+        ga * (s->comm_mb_exposed + s->tp_mb + s->pp_p2p_mb) + s->comm_step_exposed + s->bubble;
+    out->offload_s = ga * s->offload_mb + s->offload_step;
+    out->step_time_s =
+        ga * mb_time + s->bubble + s->comm_step_exposed + s->optimizer_s + s->offload_step;
+    out->tokens_per_step = tokens_mb * ga * c->dp;
+    out->tokens_per_s = out->step_time_s > 0 ? out->tokens_per_step / out->step_time_s : 0.0;
+    out->tokens_per_s_per_gpu = out->tokens_per_s / c->n_gpus;
+    out->mfu = out->peak_tflops > 0 ? f->model * out->tokens_per_s_per_gpu /
+                                          (out->peak_tflops * GPUPLAN_FLOPS_PER_TFLOP)
+                                    : 0.0;
+}
+
+/* Hours to train (tokens or dataset_tokens) x epochs, when a count was given. */
+static void train_time(const struct gpuplan_job *job, struct gpuplan_throughput *out)
+{
+    const uint64_t epoch_tokens = job->tokens > 0 ? job->tokens : job->dataset_tokens;
+    if (epoch_tokens > 0 && out->tokens_per_s > 0) {
+        out->has_train_time = true;
+        out->train_tokens = (double)epoch_tokens * (job->epochs > 0 ? job->epochs : 1.0);
+        out->train_hours = out->train_tokens / out->tokens_per_s / GPUPLAN_S_PER_HOUR;
+    }
+}
+
 static void train_eval(struct ctx *c, struct gpuplan_throughput *out)
 {
     const struct gpuplan_throughput_profile *p = c->p;
@@ -564,200 +840,24 @@ static void train_eval(struct ctx *c, struct gpuplan_throughput *out)
     out->flops_per_token = f.total;
     out->model_flops_per_token = f.model;
 
-    const double split = (double)c->tp * c->pp;
-    const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
-    const double ga = (double)job->grad_accum;
-    const double layers = max2(p->n_layers, 1);
-    const double bw = c->mem_bw_bytes_per_s;
-
-    /* compute per micro-batch: roofline of FLOPs vs weight reads (one read per pass) */
-    const double passes = job->grad_ckpt == GPUPLAN_CKPT_FULL ? 3.0 : 2.0;
-    const double w_bytes = weight_bytes_per_param(job);
-    /* Attention FLOPs (forward, backward 2x, recomputed forward) at the attention rate. */
-    const double attn_total =
-        f.attention * (3.0 + (job->grad_ckpt != GPUPLAN_CKPT_NONE ? 1.0 : 0.0));
-    const double t_flops =
-        ((f.total - attn_total) / c->achieved_flops_per_s + attn_total / c->attention_flops_per_s) *
-        tokens_mb / split;
-    const double t_eager = eager_attention_bytes_per_token(p, job) * tokens_mb / split / bw;
-    /* Non-matmul kernels: forward, backward (2x), and the recomputed forward. */
-    const double elem_passes = job->grad_ckpt == GPUPLAN_CKPT_FULL ? 4.0 : 3.0;
-    const double t_elem =
-        elementwise_bytes_per_token(p, job) * elem_passes * tokens_mb / split / bw;
-    const double t_weights = p->linear_params_total / split * w_bytes * passes / bw;
-    const double compute_mb = max2(t_flops + t_eager + t_elem, t_weights);
-    bool weight_bound = t_weights > t_flops + t_eager + t_elem;
-
-    /* QLoRA: every pass dequantises the NF4 weights to bf16 (read q bits, write 2 B). */
-    double dequant_mb = 0;
-    if (job->method == GPUPLAN_METHOD_QLORA) {
-        double quant_params = 0;
-        for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
-            if (gpuplan_role_is_linear((enum gpuplan_role)r))
-                quant_params += p->linear_total_by_role[r];
-        }
-        dequant_mb = quant_params / split * (w_bytes + 2.0) * passes / bw;
-    }
-
+    struct step_parts s;
+    memset(&s, 0, sizeof s);
+    train_compute(c, &f, &s);
     /* trained parameters and the optimizer step */
+    struct trained tr;
     const double trainable = is_peft(job) ? adapter_params(p, job, false) : p->n_params_total;
-    const double trainable_local = trainable / split;
-    const double trainable_shard =
-        is_sharded_optimizer(sharding) ? trainable_local / c->dp : trainable_local;
-    const bool offload_opt = job->offload != GPUPLAN_OFFLOAD_NONE;
-    const double optimizer_gpu_s =
-        offload_opt ? 0.0 : trainable_shard * optimizer_bytes_per_param(job) / bw;
-
-    /* communication */
-    const uint32_t dp_in_node = c->per_node / (c->tp * c->pp) ? c->per_node / (c->tp * c->pp) : 1;
-    const bool dp_spans_nodes = c->dp > dp_in_node;
-    const double intra = intra_node_gb_per_s(c->sys->gpu, c->per_node) * GPUPLAN_BYTES_PER_GB;
-    const double inter = inter_node_gb_per_s(c->sys, c->per_node) * GPUPLAN_BYTES_PER_GB;
-    const double dp_bw = dp_spans_nodes ? min2(intra, inter) : intra;
-    const double dpf = c->dp > 1 ? (double)(c->dp - 1) / c->dp : 0.0;
-    const double g_bytes = grad_bytes_per_param(job, sharding);
-    const double bwd_mb = compute_mb * f.backward / max2(f.total, 1.0);
-
-    double comm_mb_total = 0, comm_mb_exposed = 0; /* per micro-batch */
-    double comm_step_total = 0, comm_step_exposed = 0;
-    switch (sharding) {
-    case GPUPLAN_SHARDING_DDP:
-    case GPUPLAN_SHARDING_ZERO1: {
-        /* Ring all-reduce (or RS + AG): 2 (n-1)/n of the gradient bytes, once per step,
-         * bucketed and overlapped with the last micro-batch's backward. */
-        const double t = 2.0 * dpf * trainable_local * g_bytes / dp_bw;
-        comm_step_total = t;
-        comm_step_exposed = max2(t - bwd_mb, t / layers);
-        break;
-    }
-    case GPUPLAN_SHARDING_ZERO2: {
-        const double rs = dpf * trainable_local * g_bytes / dp_bw;
-        comm_mb_total = rs;
-        comm_mb_exposed = max2(rs - bwd_mb, rs / layers);
-        const double ag = dpf * trainable_local * w_bytes / dp_bw;
-        comm_step_total = ag;
-        comm_step_exposed = ag;
-        break;
-    }
-    case GPUPLAN_SHARDING_ZERO3:
-    case GPUPLAN_SHARDING_FSDP:
-    case GPUPLAN_SHARDING_FSDP_HYBRID: {
-        /* Per micro-batch: all-gather the weights for forward and again for backward
-         * (recompute runs inside the gathered unit), reduce-scatter the gradients.
-         * Prefetching hides all but about one layer's transfer behind compute. */
-        const bool hybrid = sharding == GPUPLAN_SHARDING_FSDP_HYBRID;
-        const double group = hybrid ? min2(c->dp, dp_in_node) : c->dp;
-        const double gf = group > 1 ? (group - 1) / group : 0.0;
-        const double gbw = hybrid ? intra : dp_bw;
-        const double gather = 2.0 * gf * p->linear_params_total / split * w_bytes;
-        const double scatter = gf * trainable_local * g_bytes;
-        const double t = (gather + scatter) / gbw;
-        comm_mb_total = t;
-        comm_mb_exposed = max2(t - compute_mb, t / layers);
-        if (hybrid && c->dp > group) {
-            const double replicas = (double)c->dp / group;
-            const double ar = 2.0 * (replicas - 1) / replicas * trainable_local / group * g_bytes /
-                              min2(intra, inter);
-            comm_step_total = ar;
-            comm_step_exposed = max2(ar - bwd_mb, ar / layers);
-        }
-        break;
-    }
-    case GPUPLAN_SHARDING_NONE:
-    case GPUPLAN_SHARDING_COUNT:
-    default:
-        break;
-    }
-
-    /* Tensor parallel: 2 all-reduces of the activations per layer forward, 2 backward,
-     * 2 more with full recompute (Megatron-LM, Shoeybi et al. 2019, fig. 4); not overlapped. */
-    double tp_mb = 0;
-    if (c->tp > 1) {
-        const double tp_bw = c->tp <= c->per_node ? intra : min2(intra, inter);
-        const double n_ar = (job->grad_ckpt == GPUPLAN_CKPT_FULL ? 6.0 : 4.0) * layers / c->pp;
-        const double bytes = tokens_mb * (double)p->hidden_size * ACT_BYTES;
-        tp_mb = n_ar * 2.0 * (c->tp - 1) / c->tp * bytes / tp_bw;
-    }
-    /* Pipeline: send activations forward and gradients back across each stage boundary. */
-    double pp_p2p_mb = 0;
-    if (c->pp > 1) {
-        const double pp_bw = c->per_node >= c->tp * c->pp ? intra : min2(intra, inter);
-        pp_p2p_mb = 2.0 * tokens_mb * (double)p->hidden_size * ACT_BYTES / pp_bw;
-    }
-
-    /* Offload over PCIe, and the CPU optimizer step (memory bound on host DRAM). */
-    const double pcie = pcie_gb_per_s(c->sys->gpu) * LINK_EFFICIENCY * GPUPLAN_BYTES_PER_GB;
-    const double host_bw = (c->sys->host_memory_gb_per_s > 0 ? c->sys->host_memory_gb_per_s
-                                                             : DEFAULT_HOST_MEMORY_GB_PER_S) *
-                           GPUPLAN_BYTES_PER_GB / c->per_node;
-    double offload_mb = 0, offload_step = 0;
-    if (offload_opt) {
-        /* grads down (2 B) and updated bf16 weights up (2 B); CPUAdam touches fp32
-         * master, both moments and the grad: (4 + 4 + 4) * 2 + 4 = 28 B per param. */
-        offload_step = trainable_shard * 4.0 / pcie + trainable_shard * 28.0 / host_bw;
-        if (job->offload == GPUPLAN_OFFLOAD_NVME)
-            offload_step +=
-                trainable_shard * 24.0 / (NVME_GB_PER_S * GPUPLAN_BYTES_PER_GB / c->per_node);
-    }
-    if (job->offload == GPUPLAN_OFFLOAD_PARAMS ||
-        job->offload == GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS || job->offload == GPUPLAN_OFFLOAD_NVME) {
-        /* Each GPU's weight shard goes host-to-device for forward and for backward. */
-        const double shard =
-            p->linear_params_total / split / (is_sharded_params(sharding) ? c->dp : 1.0);
-        offload_mb = 2.0 * shard * w_bytes / pcie;
-    }
-
-    const double mb_time =
-        compute_mb + dequant_mb + comm_mb_exposed + tp_mb + pp_p2p_mb + offload_mb;
-    /*
-     * Pipeline bubble: (pp - 1) micro-batch slots per step (GPipe / 1F1B: bubble
-     * fraction (p - 1) / m, Narayanan et al. 2021 sec. 2.2). Megatron's mapping:
-     * a pipeline micro-batch is --micro-batch sequences and m = --grad-accum
-     * micro-batches per step (num-microbatches = GBS / (mbs * dp)); torchtitan's
-     * local batch split into n micro-batches is micro_batch = local / n,
-     * grad_accum = n. Interleaved schedules (virtual stages) are not modelled.
-     */
-    const double bubble = c->pp > 1 ? (c->pp - 1) * (compute_mb + tp_mb) : 0.0;
-
-    out->compute_s = ga * compute_mb;
-    out->memory_s = ga * dequant_mb + optimizer_gpu_s;
-    out->comm_total_s = ga * (comm_mb_total + tp_mb + pp_p2p_mb) + comm_step_total;
-    out->comm_s = ga * (comm_mb_exposed + tp_mb + pp_p2p_mb) + comm_step_exposed + bubble;
-    out->offload_s = ga * offload_mb + offload_step;
-    out->step_time_s = ga * mb_time + bubble + comm_step_exposed + optimizer_gpu_s + offload_step;
-    out->tokens_per_step = tokens_mb * ga * c->dp;
-    out->tokens_per_s = out->step_time_s > 0 ? out->tokens_per_step / out->step_time_s : 0.0;
-    out->tokens_per_s_per_gpu = out->tokens_per_s / c->n_gpus;
-    out->mfu = out->peak_tflops > 0 ? f.model * out->tokens_per_s_per_gpu /
-                                          (out->peak_tflops * GPUPLAN_FLOPS_PER_TFLOP)
-                                    : 0.0;
-
-    /* The largest share of the step names the bottleneck. */
-    double compute_share = out->compute_s;
-    double memory_share = out->memory_s;
-    if (weight_bound) {
-        memory_share += compute_share;
-        compute_share = 0;
-    }
-    out->bottleneck = GPUPLAN_BOTTLENECK_COMPUTE;
-    double best = compute_share;
-    if (memory_share > best) {
-        best = memory_share;
-        out->bottleneck = GPUPLAN_BOTTLENECK_MEMORY_BANDWIDTH;
-    }
-    if (out->comm_s > best) {
-        best = out->comm_s;
-        out->bottleneck = GPUPLAN_BOTTLENECK_COMMUNICATION;
-    }
-    if (out->offload_s > best)
-        out->bottleneck = GPUPLAN_BOTTLENECK_OFFLOAD;
-
-    const uint64_t epoch_tokens = job->tokens > 0 ? job->tokens : job->dataset_tokens;
-    if (epoch_tokens > 0 && out->tokens_per_s > 0) {
-        out->has_train_time = true;
-        out->train_tokens = (double)epoch_tokens * (job->epochs > 0 ? job->epochs : 1.0);
-        out->train_hours = out->train_tokens / out->tokens_per_s / GPUPLAN_S_PER_HOUR;
-    }
+    tr.local = trainable / ((double)c->tp * c->pp);
+    tr.shard = is_sharded_optimizer(sharding) ? tr.local / c->dp : tr.local;
+    s.optimizer_s = job->offload != GPUPLAN_OFFLOAD_NONE
+                        ? 0.0
+                        : tr.shard * optimizer_bytes_per_param(job) / c->mem_bw_bytes_per_s;
+    const double bwd_mb = s.compute_mb * f.backward / max2(f.total, 1.0);
+    dp_comm(c, sharding, &tr, bwd_mb, &s);
+    mp_comm(c, &s);
+    train_offload(c, sharding, &tr, &s);
+    step_totals(c, &f, &s, out);
+    out->bottleneck = bottleneck_of(out, s.weight_bound);
+    train_time(job, out);
 }
 
 /* ---- inference ------------------------------------------------------- */

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/cursor_internal.h"
-#include "gpuplan/units.h"
 #include "formats/tensor_names_internal.h"
+#include "gpuplan/units.h"
+#include "util/cursor_internal.h"
 
 /* Parser state: the cursor over the bytes held, and the true file size. */
 struct ctx {

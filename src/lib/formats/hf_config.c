@@ -335,60 +335,55 @@ static enum gpuplan_status read_mlp_only_layers(const struct cfg *r, struct hf_s
     return GPUPLAN_OK;
 }
 
-/*
- * llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2,
- * gemma3, phi3. Defaults are the transformers config classes' __init__ ones.
- */
-static enum gpuplan_status read_llama_family(const struct cfg *r, struct hf_spec *s)
+/* The head_dim a family's config class defaults to when the config omits it (0: hidden/heads). */
+static uint64_t llama_head_dim_default(enum family family)
 {
-    enum gpuplan_status st;
-    bool attention_bias = false, mlp_bias = false;
-    uint64_t head_dim_default = 0;
-    switch (s->family) {
+    switch (family) {
     case FAM_QWEN3:
     case FAM_QWEN3_MOE:
-        head_dim_default = 128; /* Qwen3Config / Qwen3MoeConfig head_dim=128 */
-        break;
+        return 128; /* Qwen3Config / Qwen3MoeConfig head_dim=128 */
     case FAM_GEMMA:
     case FAM_GEMMA2:
     case FAM_GEMMA3:
-        head_dim_default = 256; /* GemmaConfig, Gemma2Config, Gemma3TextConfig head_dim=256 */
-        break;
+        return 256; /* GemmaConfig, Gemma2Config, Gemma3TextConfig head_dim=256 */
     default:
-        break;
+        return 0;
     }
-    if (s->family == FAM_GEMMA3) {
-        /*
-         * Gemma3TextConfig defaults (vocab 262208, hidden 2304, intermediate
-         * 9216, 26 layers, 8 heads, 4 kv heads): the multimodal checkpoints'
-         * text_config omits the fields that equal them.
-         */
-        if ((st = get_dim(r, "vocab_size", NULL, false, 262208, 1, HF_MAX_WIDTH, &s->vocab)) ||
-            (st = get_dim(r, "hidden_size", NULL, false, 2304, 1, HF_MAX_WIDTH, &s->hidden)) ||
-            (st = get_dim(r, "num_hidden_layers", NULL, false, 26, 1, HF_MAX_LAYERS,
-                          &s->n_layers)) ||
-            (st =
-                 get_dim(r, "num_attention_heads", NULL, false, 8, 1, HF_MAX_WIDTH, &s->n_heads)) ||
-            (st = get_dim(r, "num_key_value_heads", NULL, false, 4, 1, HF_MAX_WIDTH,
-                          &s->n_kv_heads)) ||
-            (st = check_kv_heads(r, s, "num_key_value_heads")) ||
-            (st = read_head_dim(r, s, head_dim_default)) ||
-            (st = get_dim(r, "intermediate_size", NULL, false, 9216, 1, HF_MAX_WIDTH, &s->inter)) ||
-            (st = get_dim(r, "max_position_embeddings", NULL, false, 131072, 0, UINT64_MAX >> 1,
-                          &s->max_positions)))
-            return st;
-        read_sliding_window(r, s);
-        s->attn = ATTN_SPLIT;
-        s->mlp = MLP_GATED;
-    } else {
-        bool inter_required = s->family != FAM_QWEN2_MOE && s->family != FAM_QWEN3_MOE;
-        if ((st = read_llama_core(r, s, head_dim_default, inter_required)))
-            return st;
-    }
+}
+
+/*
+ * Gemma3TextConfig defaults (vocab 262208, hidden 2304, intermediate 9216,
+ * 26 layers, 8 heads, 4 kv heads): the multimodal checkpoints' text_config
+ * omits the fields that equal them.
+ */
+static enum gpuplan_status read_gemma3_core(const struct cfg *r, struct hf_spec *s)
+{
+    enum gpuplan_status st;
+    if ((st = get_dim(r, "vocab_size", NULL, false, 262208, 1, HF_MAX_WIDTH, &s->vocab)) ||
+        (st = get_dim(r, "hidden_size", NULL, false, 2304, 1, HF_MAX_WIDTH, &s->hidden)) ||
+        (st = get_dim(r, "num_hidden_layers", NULL, false, 26, 1, HF_MAX_LAYERS, &s->n_layers)) ||
+        (st = get_dim(r, "num_attention_heads", NULL, false, 8, 1, HF_MAX_WIDTH, &s->n_heads)) ||
+        (st = get_dim(r, "num_key_value_heads", NULL, false, 4, 1, HF_MAX_WIDTH, &s->n_kv_heads)) ||
+        (st = check_kv_heads(r, s, "num_key_value_heads")) ||
+        (st = read_head_dim(r, s, llama_head_dim_default(s->family))) ||
+        (st = get_dim(r, "intermediate_size", NULL, false, 9216, 1, HF_MAX_WIDTH, &s->inter)) ||
+        (st = get_dim(r, "max_position_embeddings", NULL, false, 131072, 0, UINT64_MAX >> 1,
+                      &s->max_positions)))
+        return st;
+    read_sliding_window(r, s);
+    s->attn = ATTN_SPLIT;
+    s->mlp = MLP_GATED;
+    return GPUPLAN_OK;
+}
+
+/* The family's biases, norms and fused projections (its Attention and MLP modules). */
+static enum gpuplan_status read_llama_layout(const struct cfg *r, struct hf_spec *s)
+{
+    enum gpuplan_status st;
+    bool attention_bias = false, mlp_bias = false;
     if ((st = get_flag(r, "attention_bias", false, &attention_bias)) ||
         (st = get_flag(r, "mlp_bias", false, &mlp_bias)))
         return st;
-
     switch (s->family) {
     case FAM_LLAMA: /* LlamaAttention: bias=attention_bias on q,k,v,o; LlamaMLP: bias=mlp_bias */
         s->qkv_bias = s->o_bias = attention_bias;
@@ -422,7 +417,13 @@ static enum gpuplan_status read_llama_family(const struct cfg *r, struct hf_spec
     default: /* mistral, mixtral: no biases */
         break;
     }
+    return GPUPLAN_OK;
+}
 
+/* Mixtral's and Qwen-MoE's experts (their config classes' defaults). */
+static enum gpuplan_status read_llama_experts(const struct cfg *r, struct hf_spec *s)
+{
+    enum gpuplan_status st;
     if (s->family == FAM_MIXTRAL) {
         /* MixtralConfig: num_local_experts=8, num_experts_per_tok=2; experts are w1/w3/w2 of width
          * intermediate_size */
@@ -459,6 +460,26 @@ static enum gpuplan_status read_llama_family(const struct cfg *r, struct hf_spec
             s->inter = is_q2 ? 5632 : 6144;
     }
     return GPUPLAN_OK;
+}
+
+/*
+ * llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2,
+ * gemma3, phi3. Defaults are the transformers config classes' __init__ ones.
+ */
+static enum gpuplan_status read_llama_family(const struct cfg *r, struct hf_spec *s)
+{
+    enum gpuplan_status st;
+    if (s->family == FAM_GEMMA3) {
+        st = read_gemma3_core(r, s);
+    } else {
+        const bool inter_required = s->family != FAM_QWEN2_MOE && s->family != FAM_QWEN3_MOE;
+        st = read_llama_core(r, s, llama_head_dim_default(s->family), inter_required);
+    }
+    if (st == GPUPLAN_OK)
+        st = read_llama_layout(r, s);
+    if (st == GPUPLAN_OK)
+        st = read_llama_experts(r, s);
+    return st;
 }
 
 /* DeepSeek-V2/V3 (remote-code and transformers DeepseekV3): MLA and MoE. */

@@ -17,10 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/tensor_names_internal.h"
 #include "gpuplan/units.h"
 #include "util/json_internal.h"
 #include "util/json_scan_internal.h"
-#include "formats/tensor_names_internal.h"
+#include "util/utf8_internal.h"
 
 #include "util/i18n_internal.h"
 
@@ -103,45 +104,6 @@ enum gpuplan_status gpuplan_st_header_size(const uint8_t *data,
     }
     *out_total_bytes = total;
     return GPUPLAN_OK;
-}
-
-/* Offset of the first byte that is not valid UTF-8 (RFC 3629), or len when valid. */
-static size_t utf8_invalid_at(const uint8_t *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        const uint8_t c = s[i];
-        size_t n;
-        uint32_t min;
-        uint32_t cp;
-        if (c < 0x80) {
-            i++;
-            /* ASCII fast path: eight bytes at a time while no high bit is set. */
-            uint64_t w;
-            while (len - i >= 8 && (memcpy(&w, s + i, 8), (w & 0x8080808080808080ULL) == 0))
-                i += 8;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            n = 1, min = 0x80, cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            n = 2, min = 0x800, cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            n = 3, min = 0x10000, cp = c & 0x07;
-        } else {
-            return i;
-        }
-        if (n > len - i - 1)
-            return i;
-        for (size_t k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return i;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return i;
-        i += n + 1;
-    }
-    return len;
 }
 
 /*
@@ -900,7 +862,7 @@ parse_prefix(const uint8_t *json, uint64_t n, const char *where, struct gpuplan_
         gpuplan_error_hint(err, "the file is not a safetensors file");
         return GPUPLAN_ERR_INVALID_INPUT;
     }
-    const size_t bad = utf8_invalid_at(json, (size_t)n);
+    const size_t bad = gpuplan_utf8_invalid_at(json, (size_t)n);
     if (bad < n) {
         (void)snprintf(msg, sizeof msg, GPUPLAN_TR("header is not valid UTF-8 (byte 0x%02x)"),
                        json[bad]);

@@ -251,13 +251,20 @@ static enum gpuplan_role specialise(enum gpuplan_role role, bool in_experts, boo
     return role;
 }
 
+/* Reset `out` (nothing known) and split `name` into its dot-separated parts; false: no name. */
+static bool
+start(const char *name, size_t len, struct gpuplan_tensor_name_info *out, struct parts *p)
+{
+    info_init(out);
+    return name && len > 0 && split(name, len, p);
+}
+
 void gpuplan_tensor_name_classify_hf(const char *name,
                                      size_t len,
                                      struct gpuplan_tensor_name_info *out)
 {
-    info_init(out);
     struct parts p;
-    if (!name || len == 0 || !split(name, len, &p))
+    if (!start(name, len, out, &p))
         return;
     if (span_eq(p.c[0], "encoder"))
         out->stack = GPUPLAN_STACK_ENCODER;
@@ -354,9 +361,8 @@ void gpuplan_tensor_name_classify_gguf(const char *name,
                                        size_t len,
                                        struct gpuplan_tensor_name_info *out)
 {
-    info_init(out);
     struct parts p;
-    if (!name || len == 0 || !split(name, len, &p))
+    if (!start(name, len, out, &p))
         return;
     size_t at = 0;
     if (span_eq(p.c[0], "enc") || span_eq(p.c[0], "dec")) {

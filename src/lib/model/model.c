@@ -89,26 +89,30 @@ enum gpuplan_status gpuplan_model_add(struct gpuplan_model *model,
                                       struct gpuplan_error *err)
 {
     if (group->n_dims > GPUPLAN_MAX_DIMS || (unsigned)group->role >= GPUPLAN_ROLE_COUNT)
-        return gpuplan_error_set(err, GPUPLAN_ERR_INTERNAL, NULL, "bad tensor group (dims %u, role %d)",
-                                 group->n_dims, (int)group->role);
+        return gpuplan_error_set(err, GPUPLAN_ERR_INTERNAL, NULL,
+                                 "bad tensor group (dims %u, role %d)", group->n_dims,
+                                 (int)group->role);
     if (model->n_groups >= GPUPLAN_MODEL_MAX_GROUPS)
-        return gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, NULL, "model has more than %d tensor groups",
-                                 GPUPLAN_MODEL_MAX_GROUPS);
+        return gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, NULL,
+                                 "model has more than %d tensor groups", GPUPLAN_MODEL_MAX_GROUPS);
     struct gpuplan_tensor_group g = *group;
     if (g.n_tensors == 0)
         g.n_tensors = 1;
     uint64_t numel = 1;
     for (uint32_t d = 0; d < g.n_dims; d++) {
         if (!gpuplan_mul_u64(numel, g.shape[d], &numel))
-            return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, NULL, "tensor element count overflows 64 bits");
+            return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, NULL,
+                                     "tensor element count overflows 64 bits");
     }
     if (!gpuplan_mul_u64(numel, g.n_tensors, &g.n_params))
-        return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, NULL, "parameter count overflows 64 bits");
+        return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, NULL,
+                                 "parameter count overflows 64 bits");
     uint64_t one_bytes = 0;
     if (g.dtype != GPUPLAN_DTYPE_UNKNOWN) {
         if (!gpuplan_dtype_bytes(g.dtype, numel, false, &one_bytes) ||
             !gpuplan_mul_u64(one_bytes, g.n_tensors, &g.n_bytes))
-            return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, NULL, "tensor byte size overflows 64 bits");
+            return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, NULL,
+                                     "tensor byte size overflows 64 bits");
     } else {
         g.n_bytes = 0;
     }
@@ -116,7 +120,8 @@ enum gpuplan_status gpuplan_model_add(struct gpuplan_model *model,
         size_t cap = model->cap_groups ? model->cap_groups * 2 : 64;
         struct gpuplan_tensor_group *grown = realloc(model->groups, cap * sizeof *grown);
         if (!grown)
-            return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory for the tensor inventory");
+            return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL,
+                                     "out of memory for the tensor inventory");
         model->groups = grown;
         model->cap_groups = cap;
     }
@@ -132,8 +137,10 @@ enum gpuplan_status gpuplan_model_finalize(struct gpuplan_model *model, struct g
     memset(model->bytes_by_dtype, 0, sizeof model->bytes_by_dtype);
     for (size_t i = 0; i < model->n_groups; i++) {
         const struct gpuplan_tensor_group *g = &model->groups[i];
-        if (!gpuplan_add_u64(total, g->n_params, &total) || !gpuplan_add_u64(bytes, g->n_bytes, &bytes))
-            return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, NULL, "model size overflows 64 bits");
+        if (!gpuplan_add_u64(total, g->n_params, &total) ||
+            !gpuplan_add_u64(bytes, g->n_bytes, &bytes))
+            return gpuplan_error_set(err, GPUPLAN_ERR_INVALID_INPUT, NULL,
+                                     "model size overflows 64 bits");
         model->params_by_role[g->role] += g->n_params;
         model->params_by_dtype[g->dtype] += g->n_params;
         model->bytes_by_dtype[g->dtype] += g->n_bytes;

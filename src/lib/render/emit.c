@@ -23,26 +23,28 @@
 #include <string.h>
 
 #include "gpuplan/plan.h"
+#include "gpuplan/render.h"
 #include "gpuplan/units.h"
 #include "util/json_internal.h"
 
-static const char *const engine_names[GPUPLAN_ENGINE_COUNT] = {
+const char *const gpuplan_engine_names[GPUPLAN_ENGINE_COUNT + 1] = {
     [GPUPLAN_ENGINE_DEEPSPEED] = "deepspeed",
     [GPUPLAN_ENGINE_ACCELERATE] = "accelerate",
     [GPUPLAN_ENGINE_TORCHRUN] = "torchrun",
     [GPUPLAN_ENGINE_SLURM] = "slurm",
+    [GPUPLAN_ENGINE_COUNT] = NULL,
 };
 
 const char *gpuplan_engine_name(enum gpuplan_engine engine)
 {
-    return (unsigned)engine < GPUPLAN_ENGINE_COUNT ? engine_names[engine] : "unknown";
+    return (unsigned)engine < GPUPLAN_ENGINE_COUNT ? gpuplan_engine_names[engine] : "unknown";
 }
 
 enum gpuplan_status
 gpuplan_engine_parse(const char *name, enum gpuplan_engine *out, struct gpuplan_error *err)
 {
     for (int i = 0; i < GPUPLAN_ENGINE_COUNT; i++) {
-        if (name && strcmp(name, engine_names[i]) == 0) {
+        if (name && strcmp(name, gpuplan_engine_names[i]) == 0) {
             *out = (enum gpuplan_engine)i;
             return GPUPLAN_OK;
         }

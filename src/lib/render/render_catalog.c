@@ -8,6 +8,7 @@
  *
  * Not here: loading or validating the catalog (catalog.c).
  */
+#include "gpuplan/catalog.h"
 #include "gpuplan/render.h"
 #include "util/json_internal.h"
 
@@ -25,28 +26,6 @@
 #define PARAMS_PER_BILLION 1e9
 #define PARAMS_PER_MILLION 1e6
 #define JSON_FLAGS         (JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII)
-
-enum gpuplan_status
-gpuplan_format_parse(const char *name, enum gpuplan_format *out, struct gpuplan_error *err)
-{
-    static const struct {
-        const char *name;
-        enum gpuplan_format format;
-    } formats[] = {
-        { "text", GPUPLAN_FORMAT_TEXT },   { "json", GPUPLAN_FORMAT_JSON },
-        { "csv", GPUPLAN_FORMAT_CSV },     { "md", GPUPLAN_FORMAT_MD },
-        { "markdown", GPUPLAN_FORMAT_MD }, { "html", GPUPLAN_FORMAT_HTML },
-    };
-    for (size_t i = 0; name && i < sizeof formats / sizeof formats[0]; i++) {
-        if (strcmp(name, formats[i].name) == 0) {
-            *out = formats[i].format;
-            return GPUPLAN_OK;
-        }
-    }
-    gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--format",
-                      "unknown format '%s'; must be text, json, csv, md or html", name ? name : "");
-    return GPUPLAN_ERR_USAGE;
-}
 
 /* ---- a table of strings ---------------------------------------------------- */
 
@@ -95,11 +74,8 @@ static void set_number(struct table *t, size_t row, size_t col, bool known, doub
  * The source: whole in CSV and Markdown (files people keep and cite), and in
  * the terminal's table the first entry (up to ';' or ' '), as a short reference.
  */
-static void set_source(struct table *t,
-                       size_t row,
-                       size_t col,
-                       enum gpuplan_format format,
-                       const char *source)
+static void
+set_source(struct table *t, size_t row, size_t col, enum gpuplan_format format, const char *source)
 {
     if (format != GPUPLAN_FORMAT_TEXT) {
         set_cell(t, row, col, "%s", source);
@@ -304,6 +280,8 @@ enum gpuplan_status gpuplan_render_gpus(const struct gpuplan_catalog *catalog,
                                         struct gpuplan_buf *out,
                                         struct gpuplan_error *err)
 {
+    if (gpuplan_format_check(format, GPUPLAN_RENDER_GPUS_FORMATS, err) != GPUPLAN_OK)
+        return GPUPLAN_ERR_USAGE;
     if (format == GPUPLAN_FORMAT_JSON)
         return render_json_list(catalog, true, out, err);
     static const char *const header[] = { "id",           "name",        "memory",
@@ -359,6 +337,8 @@ enum gpuplan_status gpuplan_render_models(const struct gpuplan_catalog *catalog,
                                           struct gpuplan_buf *out,
                                           struct gpuplan_error *err)
 {
+    if (gpuplan_format_check(format, GPUPLAN_RENDER_MODELS_FORMATS, err) != GPUPLAN_OK)
+        return GPUPLAN_ERR_USAGE;
     if (format == GPUPLAN_FORMAT_JSON)
         return render_json_list(catalog, false, out, err);
     static const char *const header[] = { "id",      "name",  "family", "params_published",

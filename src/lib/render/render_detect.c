@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gpuplan/detect.h"
+#include "gpuplan/render.h"
 #include "gpuplan/units.h"
 #include "util/json_internal.h"
 
@@ -303,11 +304,13 @@ static json_t *build_json(const struct gpuplan_detect_result *r)
 }
 
 enum gpuplan_status gpuplan_render_detect(const struct gpuplan_detect_result *result,
-                                          bool json,
+                                          enum gpuplan_format format,
                                           struct gpuplan_buf *out,
                                           struct gpuplan_error *err)
 {
-    if (!json) {
+    if (gpuplan_format_check(format, GPUPLAN_RENDER_DETECT_FORMATS, err) != GPUPLAN_OK)
+        return GPUPLAN_ERR_USAGE;
+    if (format == GPUPLAN_FORMAT_TEXT) {
         render_text(result, out);
         return gpuplan_buf_status(out, err);
     }

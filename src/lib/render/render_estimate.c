@@ -1,10 +1,9 @@
 /*
  * render_estimate.c - `gpuplan estimate` as text and JSON.
  *
+ * Formats a struct gpuplan_estimate (gpuplan_estimate_run: the memory
+ * report and, with a GPU, its throughput and cloud cost); computes nothing.
  * Rounds only here (GiB with two decimals in text; JSON carries exact bytes).
- * With a GPU, the report also carries time: the throughput model
- * (gpuplan_throughput_estimate, no platform: the stated network assumptions)
- * and the cloud cost of the run at the catalog's on-demand rate.
  */
 #include <jansson.h>
 #include <math.h>
@@ -16,6 +15,7 @@
 #include "gpuplan/render.h"
 #include "gpuplan/throughput.h"
 #include "gpuplan/units.h"
+#include "render/render_internal.h"
 #include "util/json_internal.h"
 
 #include "util/i18n_internal.h"
@@ -43,10 +43,10 @@ static void rows_of(const struct gpuplan_memory_per_gpu *g, struct row rows[11])
     memcpy(rows, r, sizeof r);
 }
 
+/* `j` is resolved (gpuplan_estimate: the job as gpuplan_job_resolve completes it). */
 static void job_line(const struct gpuplan_job *job, struct gpuplan_buf *out)
 {
-    struct gpuplan_job j;
-    gpuplan_job_resolve(job, &j);
+    const struct gpuplan_job j = *job;
     if (j.method == GPUPLAN_METHOD_INFER) {
         gpuplan_buf_printf(
             out,
@@ -72,87 +72,144 @@ static void job_line(const struct gpuplan_job *job, struct gpuplan_buf *out)
         gpuplan_offload_name(j.offload));
 }
 
-#define TOKENS_PER_MILLION 1e6
+/* ---- throughput ------------------------------------------------------ */
 
-/* Time and cloud cost of the job on `gpu`; `ok` false (with `why`) when the model cannot say. */
-struct time_report {
-    bool ok;
-    struct gpuplan_throughput t;
-    struct gpuplan_error why;
-    uint32_t n_gpus;
-    double usd_per_gpu_hour; /* catalog on-demand rate; 0 unknown */
-    bool has_cloud_usd;      /* training with a token count and a known rate */
-    double gpu_hours;
-    double cloud_usd;
-    bool has_usd_per_mtok; /* inference with a known rate */
-    double usd_per_million_tokens;
-};
-
-static void time_report_compute(const struct gpuplan_model *model,
-                                const struct gpuplan_job *job,
-                                const struct gpuplan_gpu *gpu,
-                                struct time_report *r)
+static json_t *sig(double v)
 {
-    memset(r, 0, sizeof *r);
-    gpuplan_error_init(&r->why);
-    r->ok = gpuplan_throughput_estimate(model, job, gpu, NULL, &r->t, &r->why) == GPUPLAN_OK;
-    if (!r->ok)
-        return;
-    r->n_gpus = (job->gpus_per_node ? job->gpus_per_node : 1) * (job->nodes ? job->nodes : 1);
-    r->usd_per_gpu_hour = gpu->cloud_usd_per_hour;
-    if (r->t.has_train_time) {
-        r->gpu_hours = r->t.train_hours * r->n_gpus;
-        if (r->usd_per_gpu_hour > 0) {
-            r->has_cloud_usd = true;
-            r->cloud_usd =
-                gpuplan_cost_cloud_run_usd(r->t.train_hours, r->n_gpus, r->usd_per_gpu_hour);
-        }
-    }
-    /* Serving: one hour of all GPUs over the tokens decoded in that hour at this batch. */
-    if (r->t.is_inference && r->usd_per_gpu_hour > 0 && r->t.decode_tokens_per_s > 0) {
-        r->has_usd_per_mtok = true;
-        r->usd_per_million_tokens =
-            gpuplan_cost_cloud_run_usd(1.0, r->n_gpus, r->usd_per_gpu_hour) /
-            (r->t.decode_tokens_per_s * GPUPLAN_S_PER_HOUR) * TOKENS_PER_MILLION;
-    }
+    return json_real(isfinite(v) ? v : 0.0);
 }
 
-static void
-time_text(const struct gpuplan_gpu *gpu, const struct time_report *r, struct gpuplan_buf *out)
+static enum gpuplan_status throughput_json_into(const struct gpuplan_throughput *t,
+                                                struct json_t *obj,
+                                                struct gpuplan_error *err)
 {
-    gpuplan_buf_puts(out, "\n");
-    if (!r->ok) {
-        gpuplan_buf_printf(out, GPUPLAN_TR("throughput: not estimated: %s\n"), r->why.message);
+    json_t *tp = json_object();
+    json_t *time = json_object();
+    if (!tp || !time) {
+        json_decref(tp);
+        json_decref(time);
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
+    }
+    int bad = 0;
+    bad |= json_object_set_new(tp, "tokens_per_s_per_gpu",
+                               sig(gpuplan_round_to(t->tokens_per_s_per_gpu, 0.1)));
+    bad |= json_object_set_new(tp, "tokens_per_s", sig(gpuplan_round_to(t->tokens_per_s, 0.1)));
+    bad |= json_object_set_new(tp, "step_time_s", sig(t->step_time_s));
+    bad |= json_object_set_new(tp, "mfu", sig(gpuplan_round_to(t->mfu, 0.0001)));
+    bad |=
+        json_object_set_new(tp, "bottleneck", json_string(gpuplan_bottleneck_name(t->bottleneck)));
+    bad |= json_object_set_new(tp, "compute_s", sig(t->compute_s));
+    bad |= json_object_set_new(tp, "memory_s", sig(t->memory_s));
+    bad |= json_object_set_new(tp, "comm_s", sig(t->comm_s));
+    bad |= json_object_set_new(tp, "comm_total_s", sig(t->comm_total_s));
+    bad |= json_object_set_new(tp, "offload_s", sig(t->offload_s));
+    bad |= json_object_set_new(tp, "flops_per_token", sig(t->flops_per_token));
+    bad |= json_object_set_new(tp, "flops_forward_per_token", sig(t->flops_forward_per_token));
+    bad |= json_object_set_new(tp, "flops_backward_per_token", sig(t->flops_backward_per_token));
+    bad |= json_object_set_new(tp, "flops_recompute_per_token", sig(t->flops_recompute_per_token));
+    bad |= json_object_set_new(tp, "flops_attention_per_token", sig(t->flops_attention_per_token));
+    bad |= json_object_set_new(tp, "model_flops_per_token", sig(t->model_flops_per_token));
+    bad |= json_object_set_new(tp, "peak_tflops", sig(t->peak_tflops));
+    bad |= json_object_set_new(tp, "efficiency", sig(gpuplan_round_to(t->efficiency, 0.0001)));
+    bad |=
+        json_object_set_new(tp, "achieved_tflops", sig(gpuplan_round_to(t->achieved_tflops, 0.01)));
+    bad |= json_object_set_new(tp, "tokens_per_step", sig(t->tokens_per_step));
+    bad |= json_object_set_new(tp, "dp", json_integer(t->dp));
+    bad |= json_object_set_new(tp, "tp", json_integer(t->tp));
+    bad |= json_object_set_new(tp, "pp", json_integer(t->pp));
+    if (t->is_inference) {
+        bad |= json_object_set_new(tp, "ttft_s", sig(t->ttft_s));
+        bad |= json_object_set_new(tp, "prefill_tokens_per_s",
+                                   sig(gpuplan_round_to(t->prefill_tokens_per_s, 0.1)));
+        bad |= json_object_set_new(tp, "decode_step_s", sig(t->decode_step_s));
+        bad |= json_object_set_new(tp, "decode_tokens_per_s",
+                                   sig(gpuplan_round_to(t->decode_tokens_per_s, 0.1)));
+        bad |= json_object_set_new(tp, "decode_tokens_per_s_per_seq",
+                                   sig(gpuplan_round_to(t->decode_tokens_per_s_per_seq, 0.01)));
+    }
+    bad |= json_object_set_new(time, "train_hours",
+                               t->has_train_time ? sig(gpuplan_round_to(t->train_hours, 0.01))
+                                                 : json_null());
+    bad |= json_object_set_new(time, "train_tokens",
+                               t->has_train_time ? sig(t->train_tokens) : json_null());
+    bad |= json_object_set_new(obj, "throughput", tp);
+    bad |= json_object_set_new(obj, "time", time);
+    if (bad)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
+    return GPUPLAN_OK;
+}
+
+static void throughput_text(const struct gpuplan_throughput *t, struct gpuplan_buf *out)
+{
+    gpuplan_buf_puts(out, GPUPLAN_TR("throughput:\n"));
+    if (t->is_inference) {
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("  decode            %.1f tokens/s (%.2f per sequence), step %.2f ms\n"),
+            t->decode_tokens_per_s, t->decode_tokens_per_s_per_seq, t->decode_step_s * 1000.0);
+        gpuplan_buf_printf(
+            out, GPUPLAN_TR("  prefill           %.0f tokens/s; time to first token %.3f s\n"),
+            t->prefill_tokens_per_s, t->ttft_s);
+        gpuplan_buf_printf(out, GPUPLAN_TR("  bottleneck        %s\n"),
+                           gpuplan_bottleneck_name(t->bottleneck));
         return;
     }
-    gpuplan_render_throughput_text(&r->t, out);
-    if (r->t.is_inference) {
-        if (r->has_usd_per_mtok)
+    gpuplan_buf_printf(out, GPUPLAN_TR("  tokens/s          %.0f per GPU, %.0f total\n"),
+                       t->tokens_per_s_per_gpu, t->tokens_per_s);
+    gpuplan_buf_printf(
+        out,
+        GPUPLAN_TR("  step time         %.3f s (compute %.3f, memory %.3f, comm %.3f, "
+                   "offload %.3f)\n"),
+        t->step_time_s, t->compute_s, t->memory_s, t->comm_s, t->offload_s);
+    gpuplan_buf_printf(
+        out, GPUPLAN_TR("  MFU               %.1f %% (efficiency %.1f %% of %.0f TFLOPS)\n"),
+        t->mfu * 100.0, t->efficiency * 100.0, t->peak_tflops);
+    gpuplan_buf_printf(
+        out, GPUPLAN_TR("  FLOPs per token   %.3g (forward %.3g, backward %.3g, recompute %.3g)\n"),
+        t->flops_per_token, t->flops_forward_per_token, t->flops_backward_per_token,
+        t->flops_recompute_per_token);
+    gpuplan_buf_printf(out, GPUPLAN_TR("  bottleneck        %s\n"),
+                       gpuplan_bottleneck_name(t->bottleneck));
+    if (t->has_train_time)
+        gpuplan_buf_printf(out, GPUPLAN_TR("  time to train     %.1f h for %.3g tokens\n"),
+                           t->train_hours, t->train_tokens);
+}
+
+static void time_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out)
+{
+    const struct gpuplan_estimate_cost *c = &e->cost;
+    const char *date = e->gpu_cloud_date[0] ? e->gpu_cloud_date : GPUPLAN_TR("undated");
+    gpuplan_buf_puts(out, "\n");
+    if (!e->has_throughput) {
+        gpuplan_buf_printf(out, GPUPLAN_TR("throughput: not estimated: %s\n"), e->throughput_error);
+        return;
+    }
+    throughput_text(&e->throughput, out);
+    if (e->throughput.is_inference) {
+        if (c->has_usd_per_mtok)
             gpuplan_buf_printf(
                 out,
                 GPUPLAN_TR("cost: %.2f USD per million decoded tokens (%u GPU(s) at %.2f "
                            "USD/GPU-hour, catalog %s)\n"),
-                r->usd_per_million_tokens, r->n_gpus, r->usd_per_gpu_hour,
-                gpu->cloud_date[0] ? gpu->cloud_date : GPUPLAN_TR("undated"));
+                c->usd_per_mtok, c->n_gpus, c->usd_per_gpu_hour, date);
         return;
     }
-    if (!r->t.has_train_time) {
+    if (!e->throughput.has_train_time) {
         gpuplan_buf_puts(
             out,
             GPUPLAN_TR("time to train: pass --tokens N (or --dataset-tokens N) [--epochs E]\n"));
         return;
     }
-    if (r->has_cloud_usd)
+    if (c->has_cloud_usd)
         gpuplan_buf_printf(
             out,
             GPUPLAN_TR("cost: %.2f USD cloud (%.1f GPU-hours at %.2f USD/GPU-hour, catalog "
                        "%s)\n"),
-            r->cloud_usd, r->gpu_hours, r->usd_per_gpu_hour,
-            gpu->cloud_date[0] ? gpu->cloud_date : GPUPLAN_TR("undated"));
+            c->cloud_usd, c->gpu_hours, c->usd_per_gpu_hour, date);
     else
         gpuplan_buf_printf(
             out, GPUPLAN_TR("cost: %.1f GPU-hours; no cloud rate for '%s' in the catalog\n"),
-            r->gpu_hours, gpu->id);
+            c->gpu_hours, e->gpu_id);
 }
 
 /* Two decimals (cents, hundredths of an hour), or null when unknown. */
@@ -163,38 +220,36 @@ static json_t *hundredths_or_null(bool has, double v)
 
 /* "throughput", "time" (train_hours null without a token count) and "cost" keys. */
 static enum gpuplan_status
-time_json(const struct time_report *r, json_t *root, struct gpuplan_error *err)
+time_json(const struct gpuplan_estimate *e, json_t *root, struct gpuplan_error *err)
 {
-    if (!r->ok) {
-        json_object_set_new(root, "throughput_error", json_string(r->why.message));
+    const struct gpuplan_estimate_cost *c = &e->cost;
+    if (!e->has_throughput) {
+        json_object_set_new(root, "throughput_error", json_string(e->throughput_error));
         return GPUPLAN_OK;
     }
-    const enum gpuplan_status st = gpuplan_render_throughput_json_into(&r->t, root, err);
+    const enum gpuplan_status st = throughput_json_into(&e->throughput, root, err);
     if (st != GPUPLAN_OK)
         return st;
     json_t *cost = json_object();
     json_object_set_new(cost, "usd_per_gpu_hour",
-                        r->usd_per_gpu_hour > 0 ? json_real(r->usd_per_gpu_hour) : json_null());
-    json_object_set_new(cost, "n_gpus", json_integer(r->n_gpus));
-    json_object_set_new(cost, "gpu_hours", hundredths_or_null(r->t.has_train_time, r->gpu_hours));
-    json_object_set_new(cost, "cloud_usd", hundredths_or_null(r->has_cloud_usd, r->cloud_usd));
-    if (r->t.is_inference)
+                        c->usd_per_gpu_hour > 0 ? json_real(c->usd_per_gpu_hour) : json_null());
+    json_object_set_new(cost, "n_gpus", json_integer(c->n_gpus));
+    json_object_set_new(cost, "gpu_hours", hundredths_or_null(c->has_gpu_hours, c->gpu_hours));
+    json_object_set_new(cost, "cloud_usd", hundredths_or_null(c->has_cloud_usd, c->cloud_usd));
+    if (e->throughput.is_inference)
         json_object_set_new(cost, "usd_per_million_tokens",
-                            hundredths_or_null(r->has_usd_per_mtok, r->usd_per_million_tokens));
+                            hundredths_or_null(c->has_usd_per_mtok, c->usd_per_mtok));
     json_object_set_new(root, "cost", cost);
     return GPUPLAN_OK;
 }
 
-static void render_text(const struct gpuplan_model *model,
-                        const struct gpuplan_job *job,
-                        const struct gpuplan_gpu *gpu,
-                        const struct gpuplan_memory_report *r,
-                        struct gpuplan_buf *out)
+static void render_text(const struct gpuplan_estimate *est, struct gpuplan_buf *out)
 {
+    const struct gpuplan_memory_report *r = &est->memory;
     const struct gpuplan_memory_estimate *e = &r->est;
-    gpuplan_buf_printf(out, GPUPLAN_TR("model: %s (%llu parameters)\n"), model->id,
-                       (unsigned long long)model->n_params_total);
-    job_line(job, out);
+    gpuplan_buf_printf(out, GPUPLAN_TR("model: %s (%llu parameters)\n"), est->model_id,
+                       (unsigned long long)est->n_params);
+    job_line(&est->job, out);
     gpuplan_buf_puts(out, GPUPLAN_TR("\nper GPU                  GiB\n"));
     struct row rows[11];
     rows_of(&e->per_gpu, rows);
@@ -207,18 +262,18 @@ static void render_text(const struct gpuplan_model *model,
     }
     gpuplan_buf_printf(out, GPUPLAN_TR("\nhost (per node)\n  ram              %9.2f\n"),
                        gpuplan_gib_from_bytes(e->host_ram_bytes));
-    if (job->method == GPUPLAN_METHOD_INFER && e->kv_bytes_per_seq)
+    if (est->job.method == GPUPLAN_METHOD_INFER && e->kv_bytes_per_seq)
         gpuplan_buf_printf(
             out, GPUPLAN_TR("\nKV cache per sequence: %.2f GiB; max concurrent sequences: %llu\n"),
             gpuplan_gib_from_bytes(e->kv_bytes_per_seq),
             (unsigned long long)e->max_concurrent_seqs);
-    if (!gpu) {
+    if (!est->has_gpu) {
         gpuplan_buf_puts(out, GPUPLAN_TR("\nno --gpu given: no fit verdict\n"));
         return;
     }
     const double head_gib = (double)e->headroom_bytes / (double)GPUPLAN_BYTES_PER_GIB;
     gpuplan_buf_printf(out, GPUPLAN_TR("\nverdict: %s on %s (%.2f GiB usable): %s %.2f GiB\n"),
-                       e->fits ? GPUPLAN_TR("FITS") : GPUPLAN_TR("DOES NOT FIT"), gpu->id,
+                       e->fits ? GPUPLAN_TR("FITS") : GPUPLAN_TR("DOES NOT FIT"), est->gpu_id,
                        gpuplan_gib_from_bytes(e->gpu_usable_bytes),
                        e->fits ? GPUPLAN_TR("headroom") : GPUPLAN_TR("short by"),
                        e->fits ? head_gib : -head_gib);
@@ -230,15 +285,13 @@ static void render_text(const struct gpuplan_model *model,
                                    (double)GPUPLAN_BYTES_PER_GIB,
                                r->suggestions[i].fits ? GPUPLAN_TR(" (fits)") : "");
     }
-    struct time_report tr;
-    time_report_compute(model, job, gpu, &tr);
-    time_text(gpu, &tr, out);
+    time_text(est, out);
 }
 
+/* `job` is resolved (as job_line). */
 static json_t *job_json(const struct gpuplan_job *job)
 {
-    struct gpuplan_job j;
-    gpuplan_job_resolve(job, &j);
+    const struct gpuplan_job j = *job;
     json_t *o = json_object();
     json_object_set_new(o, "method", json_string(gpuplan_method_name(j.method)));
     json_object_set_new(o, "precision", json_string(gpuplan_precision_name(j.precision)));
@@ -269,13 +322,10 @@ static json_t *bytes_json(uint64_t v)
     return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
-static enum gpuplan_status render_json(const struct gpuplan_model *model,
-                                       const struct gpuplan_job *job,
-                                       const struct gpuplan_gpu *gpu,
-                                       const struct gpuplan_memory_report *r,
-                                       struct gpuplan_buf *out,
-                                       struct gpuplan_error *err)
+static enum gpuplan_status
+render_json(const struct gpuplan_estimate *est, struct gpuplan_buf *out, struct gpuplan_error *err)
 {
+    const struct gpuplan_memory_report *r = &est->memory;
     const struct gpuplan_memory_estimate *e = &r->est;
     json_t *root = json_object();
     json_t *per_gpu = json_object();
@@ -291,20 +341,20 @@ static enum gpuplan_status render_json(const struct gpuplan_model *model,
     json_t *memory = json_object();
     json_object_set_new(memory, "per_gpu", per_gpu);
     json_object_set_new(memory, "host", host);
-    if (job->method == GPUPLAN_METHOD_INFER) {
+    if (est->job.method == GPUPLAN_METHOD_INFER) {
         json_object_set_new(memory, "kv_bytes_per_seq", bytes_json(e->kv_bytes_per_seq));
-        if (gpu)
+        if (est->has_gpu)
             json_object_set_new(memory, "max_concurrent_seqs", bytes_json(e->max_concurrent_seqs));
     }
     json_object_set_new(root, "schema_version", json_integer(1));
-    json_object_set_new(root, "model", json_string(model->id));
-    json_object_set_new(root, "n_params", bytes_json(model->n_params_total));
-    json_object_set_new(root, "job", job_json(job));
+    json_object_set_new(root, "model", json_string(est->model_id));
+    json_object_set_new(root, "n_params", bytes_json(est->n_params));
+    json_object_set_new(root, "job", job_json(&est->job));
     json_object_set_new(root, "memory", memory);
     json_object_set_new(root, "n_gpus", json_integer(e->n_gpus));
     json_t *sugg = json_array();
-    if (gpu) {
-        json_object_set_new(root, "gpu", json_string(gpu->id));
+    if (est->has_gpu) {
+        json_object_set_new(root, "gpu", json_string(est->gpu_id));
         json_object_set_new(root, "fits", json_boolean(e->fits));
         json_object_set_new(root, "usable_bytes", bytes_json(e->gpu_usable_bytes));
         json_object_set_new(root, "headroom_bytes", json_integer(e->headroom_bytes));
@@ -317,28 +367,23 @@ static enum gpuplan_status render_json(const struct gpuplan_model *model,
         }
     }
     json_object_set_new(root, "suggestions", sugg);
-    if (gpu) {
-        struct time_report tr;
-        time_report_compute(model, job, gpu, &tr);
-        if (time_json(&tr, root, err) != GPUPLAN_OK) {
-            json_decref(root);
-            return GPUPLAN_ERR_NOMEM;
-        }
+    if (est->has_gpu && time_json(est, root, err) != GPUPLAN_OK) {
+        json_decref(root);
+        return GPUPLAN_ERR_NOMEM;
     }
     return gpuplan_json_write(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12), out,
                               err);
 }
 
-enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_model *model,
-                                            const struct gpuplan_job *job,
-                                            const struct gpuplan_gpu *gpu,
-                                            const struct gpuplan_memory_report *report,
+enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_estimate *estimate,
                                             enum gpuplan_format format,
                                             struct gpuplan_buf *out,
                                             struct gpuplan_error *err)
 {
+    if (gpuplan_format_check(format, GPUPLAN_RENDER_ESTIMATE_FORMATS, err) != GPUPLAN_OK)
+        return GPUPLAN_ERR_USAGE;
     if (format == GPUPLAN_FORMAT_JSON)
-        return render_json(model, job, gpu, report, out, err);
-    render_text(model, job, gpu, report, out);
+        return render_json(estimate, out, err);
+    render_text(estimate, out);
     return gpuplan_buf_status(out, err);
 }

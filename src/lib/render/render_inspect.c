@@ -3,32 +3,17 @@
  * Numbers are exact integers from the inventory; only the human-readable
  * companions (GiB, "70.55 B") are rounded, here, at render time.
  */
-#include "gpuplan/inspect.h"
-#include "util/json_internal.h"
-
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuplan/model.h"
+#include "gpuplan/render.h"
 #include "gpuplan/units.h"
+#include "util/json_internal.h"
 
 #include "util/i18n_internal.h"
-
-void gpuplan_format_count(char *dst, size_t dst_size, uint64_t value)
-{
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)value);
-    char out[48];
-    size_t o = 0;
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            out[o++] = ',';
-        out[o++] = digits[i];
-    }
-    out[o] = '\0';
-    (void)snprintf(dst, dst_size, "%s", out);
-}
 
 /* "70.55 B", "513.0 K": a rounded companion to the exact count. */
 static const char *human_count(uint64_t n, char *dst, size_t dst_size)
@@ -244,11 +229,13 @@ static json_t *build_json(const struct gpuplan_model *m)
 }
 
 enum gpuplan_status gpuplan_render_inspect(const struct gpuplan_model *model,
-                                           bool json,
+                                           enum gpuplan_format format,
                                            struct gpuplan_buf *out,
                                            struct gpuplan_error *err)
 {
-    if (!json) {
+    if (gpuplan_format_check(format, GPUPLAN_RENDER_INSPECT_FORMATS, err) != GPUPLAN_OK)
+        return GPUPLAN_ERR_USAGE;
+    if (format == GPUPLAN_FORMAT_TEXT) {
         render_text(model, out);
         return gpuplan_buf_status(out, err);
     }

@@ -14,6 +14,7 @@
 
 #include "gpuplan/dtype.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/render.h"
 #include "gpuplan/units.h"
 #include "util/json_internal.h"
 
@@ -257,6 +258,8 @@ enum gpuplan_status gpuplan_render_plan(const struct gpuplan_plan_result *result
                                         struct gpuplan_buf *out,
                                         struct gpuplan_error *err)
 {
+    if (gpuplan_format_check(format, GPUPLAN_RENDER_PLAN_FORMATS, err) != GPUPLAN_OK)
+        return GPUPLAN_ERR_USAGE;
     if (format == GPUPLAN_FORMAT_JSON)
         return render_json(result, out, err);
     return render_text(result, out, err);

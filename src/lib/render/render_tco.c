@@ -1,7 +1,6 @@
 /*
  * render_tco.c - `gpuplan tco` output (text with a character chart, JSON,
- * HTML with an inline SVG chart) and the throughput block that the estimate
- * renderer embeds.
+ * HTML with an inline SVG chart).
  *
  * Numbers are rounded here only: money to cents, hours and months to 0.01,
  * rates to 4 significant figures in JSON (JSON_REAL_PRECISION). Not here:
@@ -14,8 +13,8 @@
 
 #include "gpuplan/cost.h"
 #include "gpuplan/render.h"
-#include "gpuplan/throughput.h"
 #include "gpuplan/units.h"
+#include "render/render_internal.h"
 #include "util/json_internal.h"
 
 #include "util/i18n_internal.h"
@@ -27,11 +26,6 @@
 #define SVG_W      640
 #define SVG_H      320
 #define SVG_PAD    48
-
-static double round_to(double v, double step)
-{
-    return round(v / step) * step;
-}
 
 /* "$1,234,567" (whole dollars, locale-independent). */
 static void format_usd(char *dst, size_t size, double usd)
@@ -147,7 +141,7 @@ static void render_text(const struct gpuplan_cost_inputs *in,
 
 static json_t *json_money(double usd)
 {
-    return json_real(round_to(usd, 0.01));
+    return json_real(gpuplan_round_to(usd, 0.01));
 }
 
 static json_t *tco_json(const struct gpuplan_cost_inputs *in, const struct gpuplan_tco *tco)
@@ -185,9 +179,9 @@ static json_t *tco_json(const struct gpuplan_cost_inputs *in, const struct gpupl
     bad |= json_object_set_new(root, "inputs", inputs);
     bad |= json_object_set_new(root, "capex_usd", json_money(tco->capex_usd));
     bad |= json_object_set_new(root, "power_in_use_kw",
-                               json_real(round_to(tco->power_in_use_kw, 0.001)));
-    bad |=
-        json_object_set_new(root, "power_idle_kw", json_real(round_to(tco->power_idle_kw, 0.001)));
+                               json_real(gpuplan_round_to(tco->power_in_use_kw, 0.001)));
+    bad |= json_object_set_new(root, "power_idle_kw",
+                               json_real(gpuplan_round_to(tco->power_idle_kw, 0.001)));
     bad |= json_object_set_new(root, "months", json_real(tco->months));
     bad |= json_object_set_new(monthly, "own", json_money(tco->monthly_own_usd));
     bad |= json_object_set_new(monthly, "cloud", json_money(tco->monthly_cloud_usd));
@@ -200,12 +194,13 @@ static json_t *tco_json(const struct gpuplan_cost_inputs *in, const struct gpupl
                                json_money(tco->own_per_used_gpu_hour_usd));
     bad |= json_object_set_new(root, "break_even_months",
                                tco->has_break_even_months
-                                   ? json_real(round_to(tco->break_even_months, 0.01))
+                                   ? json_real(gpuplan_round_to(tco->break_even_months, 0.01))
                                    : json_null());
-    bad |= json_object_set_new(root, "break_even_hours_per_day",
-                               tco->has_break_even_hours_per_day
-                                   ? json_real(round_to(tco->break_even_hours_per_day, 0.01))
-                                   : json_null());
+    bad |=
+        json_object_set_new(root, "break_even_hours_per_day",
+                            tco->has_break_even_hours_per_day
+                                ? json_real(gpuplan_round_to(tco->break_even_hours_per_day, 0.01))
+                                : json_null());
     for (uint32_t m = 0; m < tco->n_points && m <= GPUPLAN_TCO_MAX_MONTHS; m++) {
         bad |= json_array_append_new(own, json_money(tco->cumulative_own_usd[m]));
         bad |= json_array_append_new(cloud, json_money(tco->cumulative_cloud_usd[m]));
@@ -313,6 +308,8 @@ enum gpuplan_status gpuplan_render_tco(const struct gpuplan_cost_inputs *in,
                                        struct gpuplan_buf *out,
                                        struct gpuplan_error *err)
 {
+    if (gpuplan_format_check(format, GPUPLAN_RENDER_TCO_FORMATS, err) != GPUPLAN_OK)
+        return GPUPLAN_ERR_USAGE;
     if (format == GPUPLAN_FORMAT_JSON) {
         return gpuplan_json_write(tco_json(in, tco), JSON_FLAGS, out, err);
     } else if (format == GPUPLAN_FORMAT_HTML) {
@@ -321,105 +318,4 @@ enum gpuplan_status gpuplan_render_tco(const struct gpuplan_cost_inputs *in,
         render_text(in, tco, out);
     }
     return gpuplan_buf_status(out, err);
-}
-
-/* ---- throughput ------------------------------------------------------ */
-
-static json_t *sig(double v)
-{
-    return json_real(isfinite(v) ? v : 0.0);
-}
-
-enum gpuplan_status gpuplan_render_throughput_json_into(const struct gpuplan_throughput *t,
-                                                        struct json_t *obj,
-                                                        struct gpuplan_error *err)
-{
-    json_t *tp = json_object();
-    json_t *time = json_object();
-    if (!tp || !time) {
-        json_decref(tp);
-        json_decref(time);
-        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
-    }
-    int bad = 0;
-    bad |= json_object_set_new(tp, "tokens_per_s_per_gpu",
-                               sig(round_to(t->tokens_per_s_per_gpu, 0.1)));
-    bad |= json_object_set_new(tp, "tokens_per_s", sig(round_to(t->tokens_per_s, 0.1)));
-    bad |= json_object_set_new(tp, "step_time_s", sig(t->step_time_s));
-    bad |= json_object_set_new(tp, "mfu", sig(round_to(t->mfu, 0.0001)));
-    bad |=
-        json_object_set_new(tp, "bottleneck", json_string(gpuplan_bottleneck_name(t->bottleneck)));
-    bad |= json_object_set_new(tp, "compute_s", sig(t->compute_s));
-    bad |= json_object_set_new(tp, "memory_s", sig(t->memory_s));
-    bad |= json_object_set_new(tp, "comm_s", sig(t->comm_s));
-    bad |= json_object_set_new(tp, "comm_total_s", sig(t->comm_total_s));
-    bad |= json_object_set_new(tp, "offload_s", sig(t->offload_s));
-    bad |= json_object_set_new(tp, "flops_per_token", sig(t->flops_per_token));
-    bad |= json_object_set_new(tp, "flops_forward_per_token", sig(t->flops_forward_per_token));
-    bad |= json_object_set_new(tp, "flops_backward_per_token", sig(t->flops_backward_per_token));
-    bad |= json_object_set_new(tp, "flops_recompute_per_token", sig(t->flops_recompute_per_token));
-    bad |= json_object_set_new(tp, "flops_attention_per_token", sig(t->flops_attention_per_token));
-    bad |= json_object_set_new(tp, "model_flops_per_token", sig(t->model_flops_per_token));
-    bad |= json_object_set_new(tp, "peak_tflops", sig(t->peak_tflops));
-    bad |= json_object_set_new(tp, "efficiency", sig(round_to(t->efficiency, 0.0001)));
-    bad |= json_object_set_new(tp, "achieved_tflops", sig(round_to(t->achieved_tflops, 0.01)));
-    bad |= json_object_set_new(tp, "tokens_per_step", sig(t->tokens_per_step));
-    bad |= json_object_set_new(tp, "dp", json_integer(t->dp));
-    bad |= json_object_set_new(tp, "tp", json_integer(t->tp));
-    bad |= json_object_set_new(tp, "pp", json_integer(t->pp));
-    if (t->is_inference) {
-        bad |= json_object_set_new(tp, "ttft_s", sig(t->ttft_s));
-        bad |= json_object_set_new(tp, "prefill_tokens_per_s",
-                                   sig(round_to(t->prefill_tokens_per_s, 0.1)));
-        bad |= json_object_set_new(tp, "decode_step_s", sig(t->decode_step_s));
-        bad |= json_object_set_new(tp, "decode_tokens_per_s",
-                                   sig(round_to(t->decode_tokens_per_s, 0.1)));
-        bad |= json_object_set_new(tp, "decode_tokens_per_s_per_seq",
-                                   sig(round_to(t->decode_tokens_per_s_per_seq, 0.01)));
-    }
-    bad |= json_object_set_new(
-        time, "train_hours", t->has_train_time ? sig(round_to(t->train_hours, 0.01)) : json_null());
-    bad |= json_object_set_new(time, "train_tokens",
-                               t->has_train_time ? sig(t->train_tokens) : json_null());
-    bad |= json_object_set_new(obj, "throughput", tp);
-    bad |= json_object_set_new(obj, "time", time);
-    if (bad)
-        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory rendering JSON");
-    return GPUPLAN_OK;
-}
-
-void gpuplan_render_throughput_text(const struct gpuplan_throughput *t, struct gpuplan_buf *out)
-{
-    gpuplan_buf_puts(out, GPUPLAN_TR("throughput:\n"));
-    if (t->is_inference) {
-        gpuplan_buf_printf(
-            out,
-            GPUPLAN_TR("  decode            %.1f tokens/s (%.2f per sequence), step %.2f ms\n"),
-            t->decode_tokens_per_s, t->decode_tokens_per_s_per_seq, t->decode_step_s * 1000.0);
-        gpuplan_buf_printf(
-            out, GPUPLAN_TR("  prefill           %.0f tokens/s; time to first token %.3f s\n"),
-            t->prefill_tokens_per_s, t->ttft_s);
-        gpuplan_buf_printf(out, GPUPLAN_TR("  bottleneck        %s\n"),
-                           gpuplan_bottleneck_name(t->bottleneck));
-        return;
-    }
-    gpuplan_buf_printf(out, GPUPLAN_TR("  tokens/s          %.0f per GPU, %.0f total\n"),
-                       t->tokens_per_s_per_gpu, t->tokens_per_s);
-    gpuplan_buf_printf(
-        out,
-        GPUPLAN_TR("  step time         %.3f s (compute %.3f, memory %.3f, comm %.3f, "
-                   "offload %.3f)\n"),
-        t->step_time_s, t->compute_s, t->memory_s, t->comm_s, t->offload_s);
-    gpuplan_buf_printf(
-        out, GPUPLAN_TR("  MFU               %.1f %% (efficiency %.1f %% of %.0f TFLOPS)\n"),
-        t->mfu * 100.0, t->efficiency * 100.0, t->peak_tflops);
-    gpuplan_buf_printf(
-        out, GPUPLAN_TR("  FLOPs per token   %.3g (forward %.3g, backward %.3g, recompute %.3g)\n"),
-        t->flops_per_token, t->flops_forward_per_token, t->flops_backward_per_token,
-        t->flops_recompute_per_token);
-    gpuplan_buf_printf(out, GPUPLAN_TR("  bottleneck        %s\n"),
-                       gpuplan_bottleneck_name(t->bottleneck));
-    if (t->has_train_time)
-        gpuplan_buf_printf(out, GPUPLAN_TR("  time to train     %.1f h for %.3g tokens\n"),
-                           t->train_hours, t->train_tokens);
 }

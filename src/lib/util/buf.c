@@ -3,10 +3,13 @@
  */
 #include "gpuplan/buf.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/utf8_internal.h"
 
 void gpuplan_buf_init(struct gpuplan_buf *buf, size_t max_bytes)
 {
@@ -140,4 +143,80 @@ enum gpuplan_status gpuplan_buf_status(const struct gpuplan_buf *buf, struct gpu
     default:
         return gpuplan_error_set(err, buf->failed, NULL, "out of memory while rendering output");
     }
+}
+
+static void spaces(struct gpuplan_buf *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        gpuplan_buf_append(buf, " ", 1);
+}
+
+/* Bytes of text[0..len) that fit in `columns` columns, cut at a code point (at least one). */
+static size_t bytes_in_columns(const char *text, size_t len, size_t columns)
+{
+    size_t i = 0, used = 0;
+    while (i < len) {
+        size_t next = i + 1;
+        while (next < len && ((unsigned char)text[next] & 0xC0) == 0x80)
+            next++;
+        if (used + 1 > columns && i > 0)
+            break;
+        used++;
+        i = next;
+    }
+    return i;
+}
+
+static size_t new_line(struct gpuplan_buf *buf, size_t indent)
+{
+    gpuplan_buf_puts(buf, "\n");
+    spaces(buf, indent);
+    return indent;
+}
+
+size_t
+gpuplan_buf_wrap(struct gpuplan_buf *buf, const char *text, size_t col, size_t indent, size_t width)
+{
+    bool fresh = true; /* no word of `text` on this line yet */
+    for (const char *p = text; *p;) {
+        if (*p == '\n') {
+            col = new_line(buf, indent);
+            fresh = true;
+            p++;
+            continue;
+        }
+        if (*p == ' ') {
+            p++;
+            continue;
+        }
+        size_t len = strcspn(p, " \n");
+        size_t cols = gpuplan_utf8_columns(p, len);
+        size_t gap = fresh ? 0 : 1;
+        if (col + gap + cols > width && col > indent) {
+            col = new_line(buf, indent); /* does not fit after what is on the line */
+            gap = 0;
+        }
+        while (len > 0 && col + gap + cols > width) {
+            /* wider than a whole line: cut it at a code point */
+            const size_t room = width > col + gap ? width - col - gap : 1;
+            const size_t n = bytes_in_columns(p, len, room);
+            spaces(buf, gap);
+            gpuplan_buf_append(buf, p, n);
+            p += n;
+            len -= n;
+            col = new_line(buf, indent);
+            gap = 0;
+            cols = gpuplan_utf8_columns(p, len);
+        }
+        if (len > 0) {
+            spaces(buf, gap);
+            gpuplan_buf_append(buf, p, len);
+            col += gap + cols;
+            p += len;
+            fresh = false;
+        } else {
+            fresh = true;
+        }
+    }
+    return col;
 }

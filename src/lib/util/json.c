@@ -81,6 +81,27 @@ static enum gpuplan_status field_error(struct gpuplan_error *err,
                              where ? where : GPUPLAN_TR("input"));
 }
 
+/*
+ * The member `key` of `obj`, or NULL: absent or null, with *st GPUPLAN_OK
+ * (an optional field keeps its default) or the "is missing" error.
+ */
+static const json_t *lookup(const json_t *obj,
+                            const char *key,
+                            const char *where,
+                            const char *path,
+                            bool required,
+                            enum gpuplan_status *st,
+                            struct gpuplan_error *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    *st = GPUPLAN_OK;
+    if (v && !json_is_null(v))
+        return v;
+    if (required)
+        *st = field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key, "is missing");
+    return NULL;
+}
+
 enum gpuplan_status gpuplan_json_get_u64(const json_t *obj,
                                          const char *key,
                                          const char *where,
@@ -89,12 +110,10 @@ enum gpuplan_status gpuplan_json_get_u64(const json_t *obj,
                                          uint64_t *out,
                                          struct gpuplan_error *err)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v)) {
-        if (required)
-            return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key, "is missing");
-        return GPUPLAN_OK;
-    }
+    enum gpuplan_status st;
+    const json_t *v = lookup(obj, key, where, path, required, &st, err);
+    if (!v)
+        return st;
     if (!gpuplan_json_as_u64(v, out))
         return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key,
                            "must be a non-negative integer");
@@ -109,12 +128,10 @@ enum gpuplan_status gpuplan_json_get_double(const json_t *obj,
                                             double *out,
                                             struct gpuplan_error *err)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v)) {
-        if (required)
-            return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key, "is missing");
-        return GPUPLAN_OK;
-    }
+    enum gpuplan_status st;
+    const json_t *v = lookup(obj, key, where, path, required, &st, err);
+    if (!v)
+        return st;
     if (!json_is_number(v))
         return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key, "must be a number");
     double d = json_number_value(v);
@@ -132,12 +149,10 @@ enum gpuplan_status gpuplan_json_get_bool(const json_t *obj,
                                           bool *out,
                                           struct gpuplan_error *err)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v)) {
-        if (required)
-            return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key, "is missing");
-        return GPUPLAN_OK;
-    }
+    enum gpuplan_status st;
+    const json_t *v = lookup(obj, key, where, path, required, &st, err);
+    if (!v)
+        return st;
     if (!json_is_boolean(v))
         return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key,
                            "must be true or false");
@@ -154,12 +169,10 @@ enum gpuplan_status gpuplan_json_get_string(const json_t *obj,
                                             size_t out_size,
                                             struct gpuplan_error *err)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v)) {
-        if (required)
-            return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key, "is missing");
-        return GPUPLAN_OK;
-    }
+    enum gpuplan_status st;
+    const json_t *v = lookup(obj, key, where, path, required, &st, err);
+    if (!v)
+        return st;
     if (!json_is_string(v))
         return field_error(err, GPUPLAN_ERR_INVALID_CONFIG, where, path, key, "must be a string");
     size_t n = json_string_length(v);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "util/i18n_internal.h"
+#include "util/utf8_internal.h"
 
 enum {
     S_VALUE,        /* a value must follow (top level, after ':' or ',' in an array) */
@@ -193,33 +194,6 @@ static int32_t hex4(const uint8_t *p)
     return v;
 }
 
-/* Length of the well-formed UTF-8 sequence at p[0..avail), or 0 (RFC 3629 section 4). */
-static size_t utf8_sequence(const uint8_t *p, size_t avail)
-{
-    const uint8_t c = p[0];
-    size_t n;
-    uint32_t cp, min;
-    if ((c & 0xE0) == 0xC0) {
-        n = 2, cp = c & 0x1Fu, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3, cp = c & 0x0Fu, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 4, cp = c & 0x07u, min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n > avail)
-        return 0;
-    for (size_t k = 1; k < n; k++) {
-        if ((p[k] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (p[k] & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 /* A \u escape at p[pos] == '\\', p[pos+1] == 'u'; returns the bytes consumed or 0 on error. */
 static size_t unicode_escape(struct gpuplan_json_scan *scan, size_t pos, struct gpuplan_error *err)
 {
@@ -318,7 +292,7 @@ static enum gpuplan_status scan_string(struct gpuplan_json_scan *scan,
                 GPUPLAN_TR("control character 0x%02x at byte %zu must be escaped in a string"), c,
                 pos);
         } else {
-            const size_t n = utf8_sequence(p + pos, len - pos);
+            const size_t n = gpuplan_utf8_sequence_len(p + pos, len - pos);
             if (n == 0)
                 return fail(scan, pos, err, GPUPLAN_TR("invalid UTF-8 (byte 0x%02x) at byte %zu"),
                             c, pos);

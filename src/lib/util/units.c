@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -128,4 +129,32 @@ bool gpuplan_parse_count(const char *text, uint64_t *out)
         }
     }
     return to_u64(v * scale, out);
+}
+
+void gpuplan_format_count(char *dst, size_t dst_size, uint64_t value)
+{
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)value);
+    char out[48];
+    size_t o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = '\0';
+    (void)snprintf(dst, dst_size, "%s", out);
+}
+
+/* 17 significant digits always read back exactly (IEEE 754 binary64). */
+#define DOUBLE_ROUND_TRIP_DIGITS 17
+
+void gpuplan_format_double(char *dst, size_t dst_size, double value)
+{
+    for (int digits = 1; digits <= DOUBLE_ROUND_TRIP_DIGITS; digits++) {
+        (void)snprintf(dst, dst_size, "%.*g", digits, value);
+        double back = 0.0;
+        if (gpuplan_parse_double(dst, &back) && back == value)
+            return;
+    }
 }

@@ -2,9 +2,9 @@
  * fuzz_cli_args.c - libFuzzer target: a command line (arguments separated by
  * NUL bytes) through the job option table, then the estimators.
  *
- * The arguments go through gpuplan_job_parse_argv(), the parser `gpuplan
- * estimate` uses ("--name=value" or "--name value"; --format checked by
- * gpuplan_format_parse, every job option by gpuplan_job_set()). A job that parses is then estimated
+ * The arguments go through gpuplan_options_parse_argv() over
+ * gpuplan_job_options, the parser and table `gpuplan estimate` uses
+ * ("--name=value" or "--name value"). A job that parses is then estimated
  * (memory and throughput) for a catalog model picked by the input, on the GPU the job names, and
  * rendered as JSON and text: enormous --seq-len, --micro-batch, --batch, --context or
  * --tp must come back as errors or finite numbers, never overflow or crash.
@@ -55,13 +55,19 @@ static void load_once(void)
     }
 }
 
-/* Apply argv with the CLI's own parser (gpuplan_job_parse_argv); false when it refuses. */
+/*
+ * Apply argv with the CLI's own parser over the job's option table (what
+ * `gpuplan estimate` reads; its --format and --catalog are the CLI's and
+ * count as unknown options here); false when it refuses.
+ */
 static bool apply_args(struct gpuplan_job *job, int argc, char **argv)
 {
     struct gpuplan_error err;
     gpuplan_error_init(&err);
-    struct gpuplan_job_argv args;
-    const enum gpuplan_status st = gpuplan_job_parse_argv(job, argc, argv, &args, &err);
+    struct gpuplan_argv args;
+    const struct gpuplan_option_group groups[] = { { gpuplan_job_options, job, 0 } };
+    const enum gpuplan_status st =
+        gpuplan_options_parse_argv(groups, 1, 1, argc, argv, &args, &err);
     if (st != GPUPLAN_OK) {
         /* A refusal names the problem, points inside argv and is NUL-terminated. */
         if (err.code != st || !err.message[0] || !memchr(err.message, 0, sizeof err.message) ||
@@ -79,18 +85,18 @@ static void estimate(const struct gpuplan_model *model, const struct gpuplan_job
     const struct gpuplan_gpu *gpu = NULL;
     if (job->gpu_id[0] && gpuplan_catalog_get_gpu(catalog, job->gpu_id, &gpu, &err) != GPUPLAN_OK)
         gpu = NULL;
-    struct gpuplan_memory_report *report = calloc(1, sizeof *report);
-    if (!report)
+    struct gpuplan_estimate *estimate = calloc(1, sizeof *estimate);
+    if (!estimate)
         return;
     struct gpuplan_buf out;
     gpuplan_buf_init(&out, 0);
-    if (gpuplan_estimate_memory(model, job, gpu, report, &err) == GPUPLAN_OK) {
-        (void)gpuplan_render_estimate(model, job, gpu, report, GPUPLAN_FORMAT_JSON, &out, &err);
+    if (gpuplan_estimate_run(model, job, gpu, estimate, &err) == GPUPLAN_OK) {
+        (void)gpuplan_render_estimate(estimate, GPUPLAN_FORMAT_JSON, &out, &err);
         gpuplan_buf_reset(&out);
-        (void)gpuplan_render_estimate(model, job, gpu, report, GPUPLAN_FORMAT_TEXT, &out, &err);
+        (void)gpuplan_render_estimate(estimate, GPUPLAN_FORMAT_TEXT, &out, &err);
     }
     gpuplan_buf_release(&out);
-    free(report);
+    free(estimate);
     if (gpu) {
         struct gpuplan_throughput t;
         const struct gpuplan_platform *platform =

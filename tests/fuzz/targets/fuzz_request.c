@@ -19,6 +19,7 @@
 #include "gpuplan/gpuplan.h"
 #include "gpuplan/job.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/render.h"
 #include "gpuplan/request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

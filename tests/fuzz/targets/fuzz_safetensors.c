@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpuplan/model.h"
 #include "formats/safetensors_internal.h"
+#include "gpuplan/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

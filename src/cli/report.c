@@ -1,0 +1,113 @@
+/*
+ * report.c - what every command prints when something goes wrong, and its
+ * output: "gpuplan: error: ..." with the hint, usage errors with the "try
+ * 'gpuplan CMD --help'" line (exit 2), and writing a result to stdout; the
+ * catalog and model every command loads (cli_run).
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+/*
+ * Library messages are English; a message the library builds with values
+ * only translates when ru.po has that exact text (see docs/i18n.md).
+ */
+int cli_report(const struct gpuplan_error *err)
+{
+    if (err->where[0])
+        fprintf(stderr, _("gpuplan: error: %s: %s\n"), err->where, _(err->message));
+    else
+        fprintf(stderr, _("gpuplan: error: %s\n"), _(err->message));
+    if (err->hint[0])
+        fprintf(stderr, _("hint: %s\n"), _(err->hint));
+    return err->code == GPUPLAN_ERR_USAGE ? CLI_USAGE : CLI_RUN_ERROR;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(_("gpuplan: error: "), stderr);
+    vfprintf(stderr, gettext(fmt), ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    if (cmd)
+        fprintf(stderr, _("try 'gpuplan %s --help'\n"), cmd);
+    else
+        fputs(_("try 'gpuplan --help'\n"), stderr);
+    return CLI_USAGE;
+}
+
+int cli_write_buf(const struct gpuplan_buf *buf)
+{
+    if (fwrite(gpuplan_buf_str(buf), 1, buf->len, stdout) != buf->len || fflush(stdout) != 0) {
+        perror(_("gpuplan: error: writing output"));
+        return CLI_RUN_ERROR;
+    }
+    return CLI_OK;
+}
+
+void cli_run_init(struct cli_run *run)
+{
+    gpuplan_error_init(&run->err);
+    run->catalog = NULL;
+    gpuplan_model_init(&run->model);
+    gpuplan_buf_init(&run->out, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
+}
+
+/* The Hugging Face cache as huggingface_hub finds it (constants.py: HF_HUB_CACHE). */
+static const char *hf_hub_cache(char *buf, size_t size)
+{
+    const char *v = getenv("HF_HUB_CACHE");
+    if (v && *v)
+        return v;
+    v = getenv("HF_HOME");
+    int n;
+    if (v && *v)
+        n = snprintf(buf, size, "%s/hub", v);
+    else if ((v = getenv("HOME")) != NULL && *v)
+        n = snprintf(buf, size, "%s/.cache/huggingface/hub", v);
+    else
+        return NULL;
+    return n > 0 && (size_t)n < size ? buf : NULL;
+}
+
+static enum gpuplan_status load_model(struct gpuplan_model *model,
+                                      const char *name,
+                                      const struct gpuplan_catalog *catalog,
+                                      struct gpuplan_error *err)
+{
+    char hub[PATH_MAX];
+    const enum gpuplan_status st =
+        gpuplan_model_load_hub(model, name, catalog, hf_hub_cache(hub, sizeof hub), err);
+    if (st == GPUPLAN_OK && model->resolved_note[0])
+        fprintf(stderr, _("gpuplan: note: %s\n"), model->resolved_note);
+    return st;
+}
+
+enum gpuplan_status
+cli_run_load(struct cli_run *run, const char *catalog_dir, const char *model_name)
+{
+    enum gpuplan_status st = gpuplan_catalog_load(&run->catalog, catalog_dir, &run->err);
+    if (st == GPUPLAN_OK && model_name)
+        st = load_model(&run->model, model_name, run->catalog, &run->err);
+    return st;
+}
+
+void cli_run_release(struct cli_run *run)
+{
+    gpuplan_buf_release(&run->out);
+    gpuplan_model_release(&run->model);
+    gpuplan_catalog_free(run->catalog);
+    run->catalog = NULL;
+}
+
+int cli_run_finish(struct cli_run *run, enum gpuplan_status st)
+{
+    const int rc = st == GPUPLAN_OK ? cli_write_buf(&run->out) : cli_report(&run->err);
+    cli_run_release(run);
+    return rc;
+}

@@ -1,0 +1,75 @@
+/*
+ * estimate.c - `gpuplan estimate` as one value (estimate.h): the memory
+ * report, then with a GPU the time of the same job and its cloud cost at
+ * the catalog's on-demand rate.
+ *
+ * Not here: the memory formulas (memory_model.c), the time model
+ * (throughput.c), the cost formulas (cost.c), formatting (render_estimate.c).
+ */
+#include "gpuplan/estimate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuplan/cost.h"
+#include "gpuplan/units.h"
+
+/*
+ * Training: GPU-hours and the cloud run (gpuplan_cost_cloud_run_usd).
+ * Serving: one hour of all the GPUs over the tokens decoded in that hour at
+ * this batch (gpuplan_cost_usd_per_mtok).
+ */
+static void estimate_cost(const struct gpuplan_job *job,
+                          const struct gpuplan_gpu *gpu,
+                          const struct gpuplan_throughput *t,
+                          struct gpuplan_estimate_cost *c)
+{
+    memset(c, 0, sizeof *c);
+    c->n_gpus = (job->gpus_per_node ? job->gpus_per_node : 1) * (job->nodes ? job->nodes : 1);
+    c->usd_per_gpu_hour = gpu->cloud_usd_per_hour;
+    if (t->has_train_time) {
+        c->has_gpu_hours = true;
+        c->gpu_hours = t->train_hours * c->n_gpus;
+        if (c->usd_per_gpu_hour > 0) {
+            c->has_cloud_usd = true;
+            c->cloud_usd =
+                gpuplan_cost_cloud_run_usd(t->train_hours, c->n_gpus, c->usd_per_gpu_hour);
+        }
+    }
+    if (t->is_inference && c->usd_per_gpu_hour > 0 && t->decode_tokens_per_s > 0) {
+        c->has_usd_per_mtok = true;
+        c->usd_per_mtok = gpuplan_cost_usd_per_mtok(
+            gpuplan_cost_cloud_run_usd(1.0, c->n_gpus, c->usd_per_gpu_hour),
+            t->decode_tokens_per_s);
+    }
+}
+
+enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
+                                         const struct gpuplan_job *job,
+                                         const struct gpuplan_gpu *gpu,
+                                         struct gpuplan_estimate *out,
+                                         struct gpuplan_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const enum gpuplan_status st = gpuplan_estimate_memory(model, job, gpu, &out->memory, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    (void)snprintf(out->model_id, sizeof out->model_id, "%s", model->id);
+    out->n_params = model->n_params_total;
+    gpuplan_job_resolve(job, &out->job);
+    if (!gpu)
+        return GPUPLAN_OK;
+    out->has_gpu = true;
+    (void)snprintf(out->gpu_id, sizeof out->gpu_id, "%s", gpu->id);
+    (void)snprintf(out->gpu_cloud_date, sizeof out->gpu_cloud_date, "%s", gpu->cloud_date);
+    struct gpuplan_error why;
+    gpuplan_error_init(&why);
+    out->has_throughput =
+        gpuplan_throughput_estimate(model, job, gpu, NULL, &out->throughput, &why) == GPUPLAN_OK;
+    if (!out->has_throughput) {
+        (void)snprintf(out->throughput_error, sizeof out->throughput_error, "%s", why.message);
+        return GPUPLAN_OK;
+    }
+    estimate_cost(job, gpu, &out->throughput, &out->cost);
+    return GPUPLAN_OK;
+}

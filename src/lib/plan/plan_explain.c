@@ -1,0 +1,435 @@
+/*
+ * plan_explain.c - a plan's reasons and warnings in words (why this GPU
+ * count, what made it fit, what it runs on, compatibility pitfalls of the
+ * seed claims S13-S14), and the run's notes (why plans were dropped, the
+ * ranking basis, the time-vs-cost trade-off).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuplan/units.h"
+#include "plan/plan_internal.h"
+
+/* "Similar cost" for the trade-off note: within 10 % of the cheapest plan. */
+#define SIMILAR_COST_FRACTION 0.10
+/* Collectives that take more than a quarter of the step are worth a warning (or a word). */
+#define COMM_SHARE_WORTH_NOTING 0.25
+
+void gpuplan_plan_add_text(char (*list)[GPUPLAN_PLAN_TEXT_MAX],
+                           size_t *n,
+                           size_t cap,
+                           const char *fmt,
+                           ...)
+{
+    if (*n >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    const int len = vsnprintf(list[*n], GPUPLAN_PLAN_TEXT_MAX, GPUPLAN_TR(fmt), ap);
+    va_end(ap);
+    if (len >= GPUPLAN_PLAN_TEXT_MAX) {
+        /* truncated: never cut a UTF-8 sequence (translations are 2 bytes per letter) */
+        size_t end = GPUPLAN_PLAN_TEXT_MAX - 1;
+        while (end > 0 && ((unsigned char)list[*n][end] & 0xC0) == 0x80)
+            end--;
+        list[*n][end] = '\0';
+    }
+    (*n)++;
+}
+
+/* The catalog's parsed compute capability as the number the warnings print (8.9); 0 none. */
+static double cc_of(const struct gpuplan_gpu *gpu)
+{
+    /* NVIDIA's minor version is one digit: 8.9 = 8 + 9 / 10. */
+    return (double)gpu->cc_major + (double)gpu->cc_minor / 10.0;
+}
+static void compat_warnings(const struct search *s, struct gpuplan_plan *p)
+{
+    const struct gpuplan_gpu *gpu = p->gpu;
+    const struct gpuplan_job *job = &p->job;
+    const double cc = cc_of(gpu);
+    if (gpu->vendor == GPUPLAN_VENDOR_NVIDIA && cc > 0.0) {
+        if (cc < 8.0)
+            WARNING(
+                p,
+                "FlashAttention 2 needs compute capability 8.0+; %s is %.1f: sdpa/eager attention, "
+                "more activation memory (S13)",
+                gpu->id, cc);
+        if (cc >= 10.0)
+            WARNING(p, "Blackwell (CC %.1f): CUDA 12.8+ and a PyTorch build for sm_%d0 (S13)", cc,
+                    (int)cc);
+        else if (cc >= 9.0)
+            WARNING(p, "Hopper: CUDA 12.4+ for the FP8/BF16 kernels (S13)");
+    }
+    const bool fp8 =
+        job->precision == GPUPLAN_PRECISION_FP8_MIXED ||
+        (job->method == GPUPLAN_METHOD_INFER &&
+         (job->weights_dtype == GPUPLAN_DTYPE_F8_E4M3 || job->kv_dtype == GPUPLAN_DTYPE_F8_E4M3));
+    if (fp8 && gpu->vendor == GPUPLAN_VENDOR_NVIDIA)
+        WARNING(p,
+                "FP8 needs compute capability 8.9+ (%s: %s) and Transformer Engine or torchao with "
+                "CUDA 12.1+",
+                gpu->id, gpu->compute_capability);
+    if (job->method == GPUPLAN_METHOD_QLORA && gpu->vendor == GPUPLAN_VENDOR_AMD) {
+        const bool wheel = strcmp(gpu->gfx_target, "gfx90a") == 0 ||
+                           strcmp(gpu->gfx_target, "gfx942") == 0 ||
+                           strcmp(gpu->gfx_target, "gfx950") == 0;
+        WARNING(p, "bitsandbytes on ROCm: %s (%s) %s the PyPI wheels (gfx90a, gfx942, gfx950)",
+                gpu->id, gpu->gfx_target[0] ? gpu->gfx_target : "gfx unknown",
+                wheel ? GPUPLAN_TR("is in") : GPUPLAN_TR("is NOT in"));
+    }
+    /* bitsandbytes quantises nn.Linear layers one by one: routed experts get no fused 4-bit
+     * MoE kernel, and MLA's low-rank projections are small, so the 4-bit base saves memory
+     * but the expert loop is slower than the time model's dense-matmul estimate */
+    if (job->method == GPUPLAN_METHOD_QLORA && s->model->has_arch && s->model->arch.is_moe)
+        WARNING(p, "QLoRA on a MoE model: bitsandbytes has no fused 4-bit expert kernels (experts "
+                   "run one by one): expect slower steps than estimated; the checkpoint must be "
+                   "in 16-bit first (an FP8 release needs converting)");
+    if (job->method == GPUPLAN_METHOD_QLORA && gpu->vendor == GPUPLAN_VENDOR_INTEL)
+        WARNING(p, "QLoRA on Gaudi: bitsandbytes has a separate HPU backend; check support first");
+}
+/* Does `job` still fit on this layout when `change` is applied? */
+static bool fits_with(const struct search *s,
+                      const struct gpuplan_plan *p,
+                      void (*change)(struct gpuplan_job *),
+                      uint64_t *total)
+{
+    struct gpuplan_job job = p->job;
+    change(&job);
+    struct gpuplan_memory_estimate m;
+    gpuplan_memory_eval(&s->mem, &job, p->gpu, &m);
+    *total = m.per_gpu.device_total_bytes;
+    return gpuplan_plan_headroom_ok(s->req, &job, &m);
+}
+static void no_ckpt(struct gpuplan_job *j)
+{
+    j->grad_ckpt = GPUPLAN_CKPT_NONE;
+}
+static void no_offload(struct gpuplan_job *j)
+{
+    j->offload = GPUPLAN_OFFLOAD_NONE;
+    if (j->sharding == GPUPLAN_SHARDING_ZERO3 && j->gpus_per_node * j->nodes > 1)
+        j->sharding = GPUPLAN_SHARDING_FSDP;
+    else if (j->gpus_per_node * j->nodes == 1)
+        j->sharding = GPUPLAN_SHARDING_NONE;
+}
+static void as_lora(struct gpuplan_job *j)
+{
+    j->method = GPUPLAN_METHOD_LORA;
+}
+static void no_sharding(struct gpuplan_job *j)
+{
+    j->sharding = GPUPLAN_SHARDING_DDP;
+}
+static void bf16_weights(struct gpuplan_job *j)
+{
+    j->weights_dtype = GPUPLAN_DTYPE_BF16;
+}
+static void bf16_kv(struct gpuplan_job *j)
+{
+    j->kv_dtype = GPUPLAN_DTYPE_BF16;
+}
+static void knob_reasons(const struct search *s, struct gpuplan_plan *p)
+{
+    const struct gpuplan_job *job = &p->job;
+    const double usable_gib = gpuplan_gib_from_bytes(p->usable_bytes);
+    uint64_t total = 0;
+    if (job->method == GPUPLAN_METHOD_INFER) {
+        if (job->weights_dtype != GPUPLAN_DTYPE_BF16 && !fits_with(s, p, bf16_weights, &total))
+            REASON(p, "%s weights made it fit: BF16 needs %.1f GiB per GPU of %.1f usable",
+                   gpuplan_dtype_name(job->weights_dtype), gpuplan_gib_from_bytes(total),
+                   usable_gib);
+        if (job->kv_dtype != GPUPLAN_DTYPE_BF16 && !fits_with(s, p, bf16_kv, &total))
+            REASON(p, "FP8 KV cache made it fit: a BF16 cache needs %.1f GiB per GPU",
+                   gpuplan_gib_from_bytes(total));
+        return;
+    }
+    if (job->grad_ckpt != GPUPLAN_CKPT_NONE && !fits_with(s, p, no_ckpt, &total))
+        REASON(
+            p,
+            "activation checkpointing (%s) made it fit: without it %.1f GiB per GPU of %.1f usable",
+            gpuplan_grad_ckpt_name(job->grad_ckpt), gpuplan_gib_from_bytes(total), usable_gib);
+    if (job->offload != GPUPLAN_OFFLOAD_NONE && !fits_with(s, p, no_offload, &total))
+        REASON(p, "offload (%s) made it fit: on the GPU the states need %.1f GiB per GPU",
+               gpuplan_offload_name(job->offload), gpuplan_gib_from_bytes(total));
+    if (job->method == GPUPLAN_METHOD_QLORA && !fits_with(s, p, as_lora, &total))
+        REASON(p, "QLoRA's 4-bit base made it fit: 16-bit LoRA needs %.1f GiB per GPU",
+               gpuplan_gib_from_bytes(total));
+    if ((job->sharding >= GPUPLAN_SHARDING_ZERO1) && p->gpus_per_node * p->nodes > 1 &&
+        !fits_with(s, p, no_sharding, &total))
+        REASON(p, "sharding (%s) made it fit: a full replica per GPU (DDP) needs %.1f GiB",
+               gpuplan_sharding_name(job->sharding), gpuplan_gib_from_bytes(total));
+}
+static const char *sharding_words(enum gpuplan_sharding s)
+{
+    switch (s) {
+    case GPUPLAN_SHARDING_NONE:
+        return GPUPLAN_TR("one GPU holds everything");
+    case GPUPLAN_SHARDING_DDP:
+        return GPUPLAN_TR("DDP: a full replica per GPU, gradients all-reduced");
+    case GPUPLAN_SHARDING_ZERO1:
+        return GPUPLAN_TR("ZeRO-1: optimizer states sharded");
+    case GPUPLAN_SHARDING_ZERO2:
+        return GPUPLAN_TR("ZeRO-2: gradients and optimizer states sharded");
+    case GPUPLAN_SHARDING_ZERO3:
+        return GPUPLAN_TR("ZeRO-3: weights, gradients and optimizer states sharded");
+    case GPUPLAN_SHARDING_FSDP:
+        return GPUPLAN_TR("FSDP FULL_SHARD: weights, gradients and optimizer states sharded");
+    case GPUPLAN_SHARDING_FSDP_HYBRID:
+        return GPUPLAN_TR("FSDP HYBRID_SHARD: sharded inside a server, replicated across servers");
+    default:
+        return "";
+    }
+}
+/* Why this many GPUs: does the same job fit on half as many? */
+static void count_reason(const struct search *s, struct gpuplan_plan *p)
+{
+    const uint32_t n = p->gpus_per_node * p->nodes;
+    if (n < 2)
+        return;
+    struct gpuplan_job job = p->job;
+    if (job.nodes > 1)
+        job.nodes /= 2;
+    else
+        job.gpus_per_node /= 2;
+    const uint32_t half = job.gpus_per_node * job.nodes;
+    if (job.method == GPUPLAN_METHOD_INFER) {
+        job.tp = job.gpus_per_node;
+        job.pp = job.nodes;
+    } else if (half == 1) {
+        job.sharding = job.offload == GPUPLAN_OFFLOAD_NONE ? GPUPLAN_SHARDING_NONE : job.sharding;
+    } else if (job.sharding == GPUPLAN_SHARDING_FSDP_HYBRID && job.nodes == 1) {
+        job.sharding = GPUPLAN_SHARDING_FSDP;
+    }
+    struct gpuplan_memory_estimate m;
+    gpuplan_memory_eval(&s->mem, &job, p->gpu, &m);
+    if (gpuplan_plan_headroom_ok(s->req, &job, &m))
+        REASON(
+            p,
+            "%u GPUs for throughput: %u would also fit (%.1f GiB per GPU) at about twice the time",
+            n, half, gpuplan_gib_from_bytes(m.per_gpu.device_total_bytes));
+    else
+        REASON(p, "%u GPUs because %u do not fit: %.1f GiB per GPU of %.1f usable", n, half,
+               gpuplan_gib_from_bytes(m.per_gpu.device_total_bytes),
+               gpuplan_gib_from_bytes(m.gpu_usable_bytes));
+}
+static void
+layout_reasons(const struct search *s, struct gpuplan_plan *p, const struct gpuplan_throughput *t)
+{
+    const struct gpuplan_job *job = &p->job;
+    const uint32_t n = p->gpus_per_node * p->nodes;
+    const double used = gpuplan_gib_from_bytes(p->memory_per_gpu_bytes);
+    const double usable = gpuplan_gib_from_bytes(p->usable_bytes);
+    REASON(p, "%u x %s: %.1f GiB per GPU of %.1f GiB usable (%.0f %% headroom)", n, p->gpu->id,
+           used, usable, usable > 0 ? 100.0 * (usable - used) / usable : 0.0);
+    count_reason(s, p);
+    if (job->method == GPUPLAN_METHOD_INFER) {
+        struct gpuplan_memory_estimate m;
+        gpuplan_memory_eval(&s->mem, job, p->gpu, &m);
+        REASON(
+            p,
+            "KV cache: %.2f GiB per sequence of %llu tokens, %llu sequences over %u GPUs (TP %u)",
+            gpuplan_gib_from_bytes(m.kv_bytes_per_seq), (unsigned long long)job->context_len,
+            (unsigned long long)job->batch, n, job->tp);
+        REASON(p, "decode %.1f tokens/s per user (%.0f total), first token after %.2f s",
+               p->tokens_per_s_per_user, p->tokens_per_s, p->ttft_s);
+    } else {
+        REASON(p, "%s", sharding_words(job->sharding));
+        REASON(p, "bottleneck: %s, MFU %.0f %%", p->bottleneck, 100.0 * p->mfu);
+    }
+    if (p->gpus_per_node > 1 && t->step_time_s > 0.0) {
+        const double share = t->comm_total_s / t->step_time_s;
+        if (gpuplan_plan_has_fabric(p->gpu->link))
+            REASON(p, "%s carries the collectives: %.0f %% of the step before overlap",
+                   gpuplan_plan_link_words(p->gpu->link), 100.0 * share);
+        else if (share > COMM_SHARE_WORTH_NOTING)
+            WARNING(
+                p,
+                "PCIe only: collectives are %.0f %% of the step; an NVLink (SXM) server cuts this",
+                100.0 * share);
+        else
+            REASON(p, "NVLink not needed: collectives are %.0f %% of the step over PCIe",
+                   100.0 * share);
+    }
+    if (p->nodes > 1 && t->step_time_s > 0.0 &&
+        t->comm_s / t->step_time_s > COMM_SHARE_WORTH_NOTING)
+        WARNING(p, "multi-node: exposed communication is %.0f %% of the step over '%s'",
+                100.0 * t->comm_s / t->step_time_s, p->server.network);
+    if (t->offload_s > 0.0 && t->step_time_s > 0.0)
+        WARNING(p, "offload: PCIe traffic and the CPU optimizer step take %.0f %% of the step",
+                100.0 * t->offload_s / t->step_time_s);
+    if (job->method == GPUPLAN_METHOD_INFER && job->weights_dtype == GPUPLAN_DTYPE_AWQ4)
+        WARNING(p, "AWQ 4-bit weights: an AWQ checkpoint of this model is needed, and 4-bit "
+                   "weights cost some accuracy; FP8 (8.9+/MI300) or BF16 keep it");
+    if (!p->has_cloud_rate)
+        WARNING(p, "no cloud rate for '%s' in the catalog: pass a price to rank by cost",
+                p->gpu->id);
+}
+/*
+ * The time-vs-cost trade-off in words: the fastest feasible plan whose cost is
+ * within SIMILAR_COST_FRACTION of the cheapest (among plans of the same kind as
+ * the top one: with or without a compromise), when it is faster than the top plan.
+ * The Pareto set holds it: nothing cheaper is faster.
+ */
+static void tradeoff_note(const struct search *s, struct gpuplan_plan_result *out)
+{
+    if (out->n_top == 0 || s->req->objective != GPUPLAN_OBJECTIVE_COST || !s->top0.valid)
+        return;
+    const int w = s->top0.compromise ? 0 : 1;
+    double cheapest = INFINITY;
+    for (size_t i = 0; i < s->n_pareto[w]; i++) {
+        if (s->pareto[w][i].cost_key < cheapest)
+            cheapest = s->pareto[w][i].cost_key;
+    }
+    const struct candidate *fast = NULL;
+    for (size_t i = 0; i < s->n_pareto[w]; i++) {
+        const struct candidate *c = &s->pareto[w][i];
+        if (c->cost_key <= cheapest * (1.0 + SIMILAR_COST_FRACTION) &&
+            (!fast || c->time_key < fast->time_key))
+            fast = c;
+    }
+    if (!fast || !(fast->time_key < s->top0.time_key * (1.0 - TIE_FRACTION)) ||
+        !isfinite(cheapest) || !(cheapest > 0.0))
+        return;
+    const struct layout *l = &s->layouts[fast->layout];
+    const double more = fmax(0.0, 100.0 * (fast->cost_key / s->top0.cost_key - 1.0));
+    if (s->req->job.method == GPUPLAN_METHOD_INFER && s->req->method_fixed)
+        NOTE(out,
+             "fastest within 10 %% of the cheapest cost: %u x %s (%ux%u), %.1f instead of %.1f "
+             "tokens/s per user, %.0f %% more cost",
+             l->gpus_per_node * l->nodes, l->gpu->id, l->nodes, l->gpus_per_node,
+             1.0 / fast->time_key, 1.0 / s->top0.time_key, more);
+    else if (s->req->job.tokens)
+        NOTE(out,
+             "fastest within 10 %% of the cheapest cost: %u x %s (%ux%u), %.3g h instead of "
+             "%.3g h, %.0f %% more cost",
+             l->gpus_per_node * l->nodes, l->gpu->id, l->nodes, l->gpus_per_node, fast->time_key,
+             s->top0.time_key, more);
+    else
+        NOTE(out,
+             "fastest within 10 %% of the cheapest cost: %u x %s (%ux%u), %.0f instead of %.0f "
+             "tokens/s, %.0f %% more cost per token",
+             l->gpus_per_node * l->nodes, l->gpu->id, l->nodes, l->gpus_per_node,
+             fast->tokens_per_s, s->top0.tokens_per_s, more);
+}
+/* Why there is no plan, and what was dropped for what. */
+static void dropped_notes(const struct search *s, struct gpuplan_plan_result *out)
+{
+    const struct gpuplan_plan_request *req = s->req;
+    if (out->n_top == 0 && s->fitting == 0)
+        NOTE(out,
+             "nothing fits with %.0f %% headroom in up to %u GPUs: raise --max-gpus, allow "
+             "qlora, or a shorter --seq-len/--context",
+             100.0 * req->min_headroom_fraction, req->max_gpus);
+    else if (out->n_top == 0)
+        NOTE(out,
+             "%llu candidates fit but none meets the constraints (deadline, budget, target, "
+             "prices, what the server holds)",
+             (unsigned long long)s->fitting);
+    if (s->over_ram + s->over_cores + s->over_nvme)
+        NOTE(out,
+             "%llu fitting candidates rejected because the server cannot hold them: host RAM "
+             "%llu, CPU cores %llu, NVMe %llu",
+             (unsigned long long)(s->over_ram + s->over_cores + s->over_nvme),
+             (unsigned long long)s->over_ram, (unsigned long long)s->over_cores,
+             (unsigned long long)s->over_nvme);
+    if (s->network_bound)
+        NOTE(out,
+             "%llu multi-server candidates dropped: more than 4/5 of each step waits on the "
+             "network",
+             (unsigned long long)s->network_bound);
+    if (s->n_no_price)
+        NOTE(out, "%llu fitting candidates dropped: no purchase price in the catalog",
+             (unsigned long long)s->n_no_price);
+    if (s->n_no_rate)
+        NOTE(out, "%llu fitting candidates dropped: no cloud rate in the catalog",
+             (unsigned long long)s->n_no_rate);
+}
+
+/* What the cost objective ranked by. */
+static void basis_note(const struct search *s, struct gpuplan_plan_result *out, bool infer)
+{
+    const struct gpuplan_plan_request *req = s->req;
+    if (req->objective != GPUPLAN_OBJECTIVE_COST || out->n_top == 0)
+        return;
+    const bool own = req->where == GPUPLAN_WHERE_ON_PREM;
+    if (infer)
+        NOTE(out, "%s",
+             own ? GPUPLAN_TR("ranked by own cost per hour of serving (TCO defaults as "
+                              "in 'gpuplan tco'); --objective capex for the cheapest "
+                              "server")
+                 : GPUPLAN_TR("ranked by cloud cost per hour of serving"));
+    else if (!req->job.tokens)
+        NOTE(out, "%s",
+             own ? GPUPLAN_TR("no --tokens, so no run time: ranked by own USD per "
+                              "million tokens (TCO defaults as in 'gpuplan tco')")
+                 : GPUPLAN_TR("no --tokens, so no run time: ranked by cloud USD per "
+                              "million tokens"));
+    else if (own)
+        NOTE(out, "on-prem cost is the run's share of owning the servers: depreciation, power, "
+                  "maintenance and colocation per hour of use (TCO defaults as in 'gpuplan tco') "
+                  "x run hours; --objective capex for the cheapest server");
+}
+
+/* Offload and 4-bit serving weights rank after the rest: say when that decided. */
+static void compromise_note(const struct search *s, struct gpuplan_plan_result *out, bool infer)
+{
+    if (out->n_top == 0)
+        return;
+    if (out->top[0].compromise && s->any_plain && !infer)
+        NOTE(out, "offload ranks first here: every plan without it that meets the constraints is "
+                  "slower");
+    else if (out->top[0].compromise)
+        NOTE(out, "%s",
+             infer ? GPUPLAN_TR("only AWQ 4-bit weights meet the constraints: BF16/FP8 plans "
+                                "would keep accuracy (more GPUs, memory or budget)")
+                   : GPUPLAN_TR("only offload meets the constraints: it is slow; without it "
+                                "the job needs more GPU memory (more GPUs, qlora, or budget)"));
+    else if (gpuplan_plan_keys_better(s, &s->best_compromise, &s->top0))
+        NOTE(out, "%s",
+             infer ? GPUPLAN_TR("AWQ 4-bit plans rank after BF16/FP8 ones (4-bit weights cost "
+                                "accuracy); pass --weights awq to rank by the objective alone")
+                   : GPUPLAN_TR("offload plans rank after plans without (offload is slow); "
+                                "pass --offload to rank by the objective alone"));
+}
+
+/* S14: a single GPU that does the job is a prototype (only when it needs no offload). */
+static void prototype_note(const struct search *s, struct gpuplan_plan_result *out, bool infer)
+{
+    if (out->n_top == 0 || !s->best_single.valid || s->best_single.compromise ||
+        out->top[0].gpus_per_node * out->top[0].nodes <= 1 || infer)
+        return;
+    const struct layout *l = &s->layouts[s->best_single.layout];
+    const char *method = gpuplan_method_name((enum gpuplan_method)s->best_single.method);
+    if (s->req->job.tokens)
+        NOTE(out,
+             "S14: a single %s also does it (%s, %.1f h): enough for a prototype before "
+             "buying a cluster",
+             l->gpu->id, method, s->best_single.time_key);
+    else
+        NOTE(out,
+             "S14: a single %s also does it (%s, %.0f tokens/s): enough for a prototype "
+             "before buying a cluster",
+             l->gpu->id, method, s->best_single.tokens_per_s);
+}
+
+void gpuplan_plan_run_notes(const struct search *s, struct gpuplan_plan_result *out)
+{
+    const bool infer = s->req->method_fixed && s->req->job.method == GPUPLAN_METHOD_INFER;
+    dropped_notes(s, out);
+    basis_note(s, out, infer);
+    compromise_note(s, out, infer);
+    tradeoff_note(s, out);
+    prototype_note(s, out, infer);
+}
+
+void gpuplan_plan_explain(const struct search *s,
+                          struct gpuplan_plan *p,
+                          const struct gpuplan_throughput *t)
+{
+    layout_reasons(s, p, t);
+    knob_reasons(s, p);
+    compat_warnings(s, p);
+}

@@ -1,0 +1,157 @@
+/*
+ * plan_internal.h - what the planner's files share: a hardware layout, a
+ * candidate (one knob setting on a layout), the search state, and the
+ * steps each file provides (plan_search.c, plan_server.c, plan_explain.c;
+ * plan.c runs them).
+ */
+#ifndef GPUPLAN_PLAN_INTERNAL_H
+#define GPUPLAN_PLAN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/throughput.h"
+
+#include "util/i18n_internal.h"
+
+/* Keys within 0.5 % are a tie (the model's error is far larger): the next key decides. */
+#define TIE_FRACTION 0.005
+/* Feasible candidates kept per Pareto set before the result's GPUPLAN_PLAN_MAX_PARETO. */
+#define PARETO_CAP 256
+
+/* One hardware layout: GPU x platform x GPUs per node x nodes, with its prices. */
+struct layout {
+    const struct gpuplan_gpu *gpu;
+    const struct gpuplan_platform *platform;
+    uint32_t gpus_per_node, nodes;
+    bool has_capex;
+    double capex_usd;
+    bool has_rate;
+    double usd_per_hour; /* all GPUs */
+    bool has_own;
+    double own_usd_per_hour; /* all servers, per hour of use (TCO defaults) */
+};
+
+/* The knobs of one candidate and its figures (what ranking and Pareto need). */
+struct candidate {
+    uint32_t layout;
+    uint8_t method, precision, sharding, offload, ckpt;
+    uint8_t weights, kv; /* serving dtypes */
+    uint64_t micro_batch;
+    double tokens_per_s, time_key, cost_key, capex_key;
+    bool compromise; /* offload, or AWQ 4-bit weights, that the user did not fix */
+    bool valid;
+};
+
+/* Everything the search loop reads; built once per run. */
+struct search {
+    const struct gpuplan_plan_request *req;
+    const struct gpuplan_model *model;
+    struct gpuplan_memory_profile mem;
+    struct gpuplan_throughput_profile thr;
+    struct layout *layouts;
+    size_t n_layouts;
+    struct candidate *best; /* per layout */
+    /* Pareto sets over (time, cost): [0] every feasible candidate, [1] those that are no
+     * compromise; the result shows [1] when the top plan is no compromise */
+    struct candidate pareto[2][PARETO_CAP];
+    size_t n_pareto[2];
+    struct candidate best_single; /* best feasible 1-GPU candidate (seed S14) */
+    struct candidate top0;        /* the top recommendation */
+    uint64_t evaluated, fitting, feasible;
+    uint64_t n_no_rate; /* candidates dropped for want of a cloud rate */
+    uint64_t over_ram, over_cores, over_nvme;
+    uint64_t network_bound;           /* multi-server, mostly waiting on the network */
+    uint64_t n_no_price;              /* on-prem: dropped for want of a purchase price */
+    struct candidate best_compromise; /* best compromise by the keys alone */
+    bool any_plain;                   /* a feasible candidate that is no compromise */
+};
+
+/* ---- words (plan_explain.c) ---- */
+
+/*
+ * Append the translated `fmt` to list[*n] unless cap entries are there;
+ * a text past GPUPLAN_PLAN_TEXT_MAX is cut at a UTF-8 boundary.
+ */
+void gpuplan_plan_add_text(char (*list)[GPUPLAN_PLAN_TEXT_MAX],
+                           size_t *n,
+                           size_t cap,
+                           const char *fmt,
+                           ...) __attribute__((format(printf, 4, 5)));
+
+/* A reason or a warning of plan `p`. */
+#define REASON(p, ...) \
+    gpuplan_plan_add_text((p)->reasons, &(p)->n_reasons, GPUPLAN_PLAN_MAX_REASONS, __VA_ARGS__)
+#define WARNING(p, ...) \
+    gpuplan_plan_add_text((p)->warnings, &(p)->n_warnings, GPUPLAN_PLAN_MAX_WARNINGS, __VA_ARGS__)
+/* A note of the run (result `out`). */
+#define NOTE(out, ...) \
+    gpuplan_plan_add_text((out)->notes, &(out)->n_notes, GPUPLAN_PLAN_MAX_NOTES, __VA_ARGS__)
+
+/* ---- the search (plan_search.c) ---- */
+
+/* Every layout the request allows, with its prices (s->layouts, s->n_layouts). */
+enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
+                                               const struct gpuplan_catalog *catalog,
+                                               struct gpuplan_error *err);
+/* Evaluate every knob setting of layout `li` (training, or serving when `infer`). */
+void gpuplan_plan_search_layout(struct search *s, uint32_t li, bool infer);
+/* The job candidate `c` runs on layout `l`. */
+void gpuplan_plan_job_for(const struct search *s,
+                          const struct layout *l,
+                          const struct candidate *c,
+                          struct gpuplan_job *job);
+/* Fits with the request's headroom (and vLLM's unused share when serving). */
+bool gpuplan_plan_headroom_ok(const struct gpuplan_plan_request *req,
+                              const struct gpuplan_job *job,
+                              const struct gpuplan_memory_estimate *m);
+/* `a` ranks before `b` by the objective's keys alone (no compromise tier). */
+bool gpuplan_plan_keys_better(const struct search *s,
+                              const struct candidate *a,
+                              const struct candidate *b);
+/* `a` ranks before `b`: compromises (unasked offload, 4-bit weights) after the rest. */
+bool gpuplan_plan_better(const struct search *s,
+                         const struct candidate *a,
+                         const struct candidate *b);
+
+/* ---- the server (plan_server.c) ---- */
+
+struct gpuplan_plan_host_need {
+    double ram_bytes;     /* memory model host need + one 16-bit copy for loading + 10 % */
+    uint32_t cores_data;  /* data loading and launcher, floor S11: must fit the platform */
+    uint32_t cores_want;  /* + CPU Adam threads when the optimizer runs on the CPU */
+    double nvme_bytes;    /* weights + dataset + checkpoints + offloaded state, + 20 % */
+    uint64_t drive_bytes; /* the smallest drive size whose count fits the bays */
+    uint64_t drives;
+};
+
+/* What one server of the plan must hold (the assumptions in plan_server.c). */
+void gpuplan_plan_host_need(const struct search *s,
+                            const struct gpuplan_job *job,
+                            uint32_t gpus_per_node,
+                            uint32_t nodes,
+                            const struct gpuplan_platform *pl,
+                            const struct gpuplan_memory_estimate *m,
+                            struct gpuplan_plan_host_need *h);
+/* "NVLink via NVSwitch", "PCIe only (no GPU-to-GPU fabric)", ... */
+const char *gpuplan_plan_link_words(enum gpuplan_link link);
+/* The GPUs have a GPU-to-GPU fabric (anything but PCIe). */
+bool gpuplan_plan_has_fabric(enum gpuplan_link link);
+/* The whole-server spec of plan `p` (its memory estimate `m`), with its warnings. */
+void gpuplan_plan_server_spec(const struct search *s,
+                              struct gpuplan_plan *p,
+                              const struct gpuplan_memory_estimate *m);
+
+/* ---- reasons, warnings, notes (plan_explain.c) ---- */
+
+/* Plan `p`'s reasons and warnings: its layout and time `t`, its knobs, compatibility. */
+void gpuplan_plan_explain(const struct search *s,
+                          struct gpuplan_plan *p,
+                          const struct gpuplan_throughput *t);
+/* The run's notes: why plans were dropped, the ranking basis, the trade-off, S14. */
+void gpuplan_plan_run_notes(const struct search *s, struct gpuplan_plan_result *out);
+
+#endif

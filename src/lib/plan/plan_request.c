@@ -1,0 +1,230 @@
+/*
+ * plan_request.c - the planner's request: its option table
+ * (gpuplan_plan_options: the options of `gpuplan recommend` beyond the job,
+ * and the same fields of POST /v1/recommend), its defaults, and which job
+ * knobs a given option fixes.
+ *
+ * Not here: the search (plan_search.c), the server spec (plan_server.c),
+ * the reasons and warnings (plan_explain.c), the run (plan.c).
+ */
+#include "gpuplan/plan.h"
+
+#include <string.h>
+
+#include "util/i18n_internal.h"
+
+static const char *const objective_names[] = { "cost", "time", "gpus", "capex", NULL };
+static const char *const vendor_names[] = { "nvidia", "amd", "intel", "any", NULL };
+static const int vendor_values[] = { GPUPLAN_VENDOR_NVIDIA, GPUPLAN_VENDOR_AMD,
+                                     GPUPLAN_VENDOR_INTEL, GPUPLAN_PLAN_ANY_VENDOR };
+
+/* GPUs in all: 8 nodes of 8 is a common cluster slice; 4096 is a large training cluster. */
+#define MAX_GPUS 4096
+/* A deadline past 10^6 hours (114 years) or a budget past 10^12 USD means "none". */
+#define MAX_DEADLINE_HOURS 1e6
+#define MAX_BUDGET_USD     1e12
+/* Decode tokens/s one user can read: 10^6 is past any engine's per-sequence rate. */
+#define MAX_TARGET_TOKENS_PER_S 1e6
+/* The share of GPU memory kept free; at 0.99 nothing would fit. */
+#define MAX_HEADROOM_FRACTION 0.99
+
+/* --gpu a,b: only these catalog GPUs (a ":N" count is dropped: the planner searches it). */
+static enum gpuplan_status set_gpu_ids(void *dest,
+                                       const struct gpuplan_option *opt,
+                                       const char *value,
+                                       struct gpuplan_error *err)
+{
+    (void)opt;
+    struct gpuplan_plan_request *req = dest;
+    char ids[GPUPLAN_PLAN_MAX_GPU_IDS][sizeof req->gpu_ids[0]];
+    size_t n_ids = 0;
+    for (const char *p = value; *p;) {
+        const size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof ids[0] || n_ids >= GPUPLAN_PLAN_MAX_GPU_IDS)
+            return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                     "'--gpu' is '%.64s'; want up to %d catalog ids separated by "
+                                     "','",
+                                     value, GPUPLAN_PLAN_MAX_GPU_IDS);
+        char *id = ids[n_ids++];
+        memcpy(id, p, n);
+        id[n] = '\0';
+        char *colon = strchr(id, ':');
+        if (colon)
+            *colon = '\0'; /* "h100-sxm:8" as estimate takes it: the count is searched here */
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    memcpy(req->gpu_ids, ids, n_ids * sizeof ids[0]);
+    req->n_gpu_ids = n_ids;
+    return GPUPLAN_OK;
+}
+
+#define REQ(field) GPUPLAN_OPTION_AT(struct gpuplan_plan_request, field)
+#define NO_SET     .set_offset = GPUPLAN_OPTION_NO_SET
+
+const struct gpuplan_option gpuplan_plan_options[] = {
+    { .name = "deadline-hours",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      REQ(deadline_hours),
+      NO_SET,
+      .arg = "H",
+      .help = GPUPLAN_N_("finish the training within H hours (needs --tokens)"),
+      .default_doc = GPUPLAN_N_("none"),
+      .real_min = 0.0,
+      .real_max = MAX_DEADLINE_HOURS },
+    { .name = "budget",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      REQ(budget_usd),
+      NO_SET,
+      .arg = "USD",
+      .help = GPUPLAN_N_("cloud cost of the run (on-prem: capex) at most USD"),
+      .default_doc = GPUPLAN_N_("none"),
+      .real_min = 0.0,
+      .real_max = MAX_BUDGET_USD },
+    { .name = "on-prem",
+      .kind = GPUPLAN_OPTION_FLAG,
+      .field = GPUPLAN_FIELD_INT,
+      REQ(where),
+      NO_SET,
+      .help = GPUPLAN_N_("buy: GPU counts as the platforms sell them"),
+      .flag_value = GPUPLAN_WHERE_ON_PREM },
+    { .name = "cloud",
+      .kind = GPUPLAN_OPTION_FLAG,
+      .field = GPUPLAN_FIELD_INT,
+      REQ(where),
+      NO_SET,
+      .help = GPUPLAN_N_("rent: any 1/2/4/8-GPU slice with a catalog cloud rate"),
+      .flag_value = GPUPLAN_WHERE_CLOUD },
+    { .name = "max-gpus",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      REQ(max_gpus),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("at most N GPUs in all"),
+      .default_value = "64",
+      .count_min = 1,
+      .count_max = MAX_GPUS },
+    { .name = "vendor",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_INT,
+      REQ(vendor),
+      NO_SET,
+      .help = GPUPLAN_N_("only this vendor's GPUs"),
+      .default_value = "any",
+      .choices = vendor_names,
+      .choice_values = vendor_values },
+    { .name = "gpu",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_NONE,
+      NO_SET,
+      .arg = "ID,...",
+      .help = GPUPLAN_N_("only these catalog GPUs"),
+      .default_doc = GPUPLAN_N_("every catalog GPU"),
+      .parse = set_gpu_ids },
+    { .name = "objective",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_INT,
+      REQ(objective),
+      NO_SET,
+      .help = GPUPLAN_N_("what to minimise (cost: the cloud run; on-prem: its share of owning)"),
+      .default_value = "cost",
+      .choices = objective_names },
+    { .name = "top",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      REQ(top_k),
+      NO_SET,
+      .arg = "K",
+      .help = GPUPLAN_N_("recommendations to show"),
+      .default_value = "5",
+      .count_min = 1,
+      .count_max = GPUPLAN_PLAN_MAX_TOP },
+    { .name = "concurrency",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U64,
+      REQ(job.batch),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("serving: concurrent sequences (same as --batch)"),
+      .default_doc = GPUPLAN_N_("as --batch"),
+      .count_min = 1,
+      .count_max = GPUPLAN_JOB_MAX_BATCH },
+    { .name = "target-tokens-per-s",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      REQ(target_tokens_per_s_per_user),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("serving: decode tokens/s each user must get"),
+      .default_doc = GPUPLAN_N_("none"),
+      .real_min = 0.0,
+      .real_max = MAX_TARGET_TOKENS_PER_S },
+    { .name = "headroom",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      REQ(min_headroom_fraction),
+      NO_SET,
+      .arg = "F",
+      .help = GPUPLAN_N_("fraction of GPU memory kept free"),
+      .default_value = "0.05",
+      .real_min = 0.0,
+      .real_max = MAX_HEADROOM_FRACTION },
+    { .name = NULL },
+};
+
+void gpuplan_plan_request_init(struct gpuplan_plan_request *req)
+{
+    memset(req, 0, sizeof *req);
+    gpuplan_job_init(&req->job);
+    /* The table's defaults (a failure is a table bug the unit tests catch). */
+    (void)gpuplan_options_init(gpuplan_plan_options, req, NULL);
+}
+
+void gpuplan_plan_request_mark_fixed(struct gpuplan_plan_request *req,
+                                     const struct gpuplan_option *job_option)
+{
+    switch ((enum gpuplan_job_axis)job_option->axis) {
+    case GPUPLAN_AXIS_METHOD:
+        req->method_fixed = true;
+        break;
+    case GPUPLAN_AXIS_PRECISION:
+        req->precision_fixed = true;
+        break;
+    case GPUPLAN_AXIS_MICRO_BATCH:
+        req->micro_batch_fixed = true;
+        break;
+    case GPUPLAN_AXIS_GRAD_CKPT:
+        req->grad_ckpt_fixed = true;
+        break;
+    case GPUPLAN_AXIS_SHARDING:
+        req->sharding_fixed = true;
+        break;
+    case GPUPLAN_AXIS_OFFLOAD:
+        req->offload_fixed = true;
+        break;
+    case GPUPLAN_AXIS_WEIGHTS:
+        req->weights_fixed = true;
+        break;
+    case GPUPLAN_AXIS_KV_DTYPE:
+        req->kv_fixed = true;
+        break;
+    case GPUPLAN_AXIS_NONE:
+    case GPUPLAN_AXIS_COUNT:
+        break;
+    }
+}
+
+const char *gpuplan_plan_objective_name(enum gpuplan_plan_objective objective)
+{
+    return (unsigned)objective < GPUPLAN_OBJECTIVE_COUNT ? objective_names[objective] : "unknown";
+}
+
+const char *gpuplan_plan_where_name(enum gpuplan_plan_where where)
+{
+    static const char *const names[GPUPLAN_WHERE_COUNT] = { "any", "on-prem", "cloud" };
+    return (unsigned)where < GPUPLAN_WHERE_COUNT ? names[where] : "unknown";
+}

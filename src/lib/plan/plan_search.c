@@ -1,0 +1,666 @@
+/*
+ * plan_search.c - the planner's search: the hardware layouts, the knob sets
+ * tried on each, one candidate's evaluation (memory, the server, time,
+ * prices and constraints), ranking, and the Pareto set.
+ *
+ * Search space (docs/planner.md): catalog GPU x platform x GPUs per node
+ * (the platform's sold counts on-prem; any 1/2/4/8 slice up to the
+ * platform's size in the cloud) x nodes (1..16; a second server only
+ * once the first is full) x (sharding, offload) pair x micro-batch
+ * (1..16) x activation checkpointing x method x precision (where open).
+ * Serving: GPU x platform x tensor-parallel GPUs x weight format (BF16, FP8
+ * where the GPU has it, AWQ 4-bit) x KV format.
+ *
+ * Each candidate costs one gpuplan_memory_eval(); only those that fit with
+ * headroom also get gpuplan_throughput_eval(). Both are closed-form and
+ * allocation-free; the profiles are built once per run.
+ *
+ * Ranking keeps the best knob setting per hardware layout (GPU, platform,
+ * GPUs per node, nodes), so the top K are different servers rather than the
+ * same server with micro-batch 4 and 8. The Pareto set is over (time, cost)
+ * of every feasible candidate.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuplan/cost.h"
+#include "gpuplan/units.h"
+#include "plan/plan_internal.h"
+
+/* A month of serving (8,760 h a year / 12), what --budget caps for a serving plan. */
+#define SERVING_BUDGET_HOURS 730.0
+/*
+ * Global batch (micro-batch x accumulation x data-parallel ranks x seq_len)
+ * stops growing at the smaller of 4 Mi tokens (Llama 3's initial pre-training
+ * batch, Dubey et al. 2024 section 3.4.1: fine-tuning batches are smaller)
+ * and 1/100 of the run's tokens (at least 100 optimizer steps per epoch), so
+ * the search does not buy throughput with a batch no one would train with.
+ * Micro-batch 1 is always allowed.
+ */
+#define GLOBAL_BATCH_MAX_TOKENS 4194304.0
+#define MIN_OPTIMIZER_STEPS     100.0
+/* Multi-server plans with more than 4/5 of the step in exposed communication are dropped:
+ * each GPU then computes under a fifth of the time (e.g. workstations on 10 GbE). Half
+ * would drop FSDP-only 405B clusters on 8x 400 Gb/s, which the time model puts at
+ * 55-60 % (tensor/pipeline parallelism, which would cut it, is not searched). */
+#define NETWORK_BOUND_SHARE 0.8
+/* Slices a cloud rents of a server (1, 2, 4 or 8 GPUs: AWS p5, GCP a3, Azure ND). */
+static const uint32_t gpu_counts_cloud[] = { 1, 2, 4, 8 };
+/* Servers tried: powers of two up to 16 (128 GPUs on 8-GPU boards). */
+static const uint32_t node_counts[] = { 1, 2, 4, 8, 16 };
+/* Micro-batches tried: powers of two up to 16 sequences. */
+static const uint64_t micro_batches[] = { 1, 2, 4, 8, 16 };
+/* A platform's GPU counts the layouts read (the catalog allows at most this many). */
+#define MAX_SOLD_COUNTS 8
+
+/* ---- layouts ---- */
+
+static bool gpu_selected(const struct gpuplan_plan_request *req, const struct gpuplan_gpu *gpu)
+{
+    if (req->vendor != GPUPLAN_PLAN_ANY_VENDOR && (int)gpu->vendor != req->vendor)
+        return false;
+    if (req->n_gpu_ids == 0)
+        return true;
+    for (size_t i = 0; i < req->n_gpu_ids; i++) {
+        if (strcmp(req->gpu_ids[i], gpu->id) == 0)
+            return true;
+    }
+    return false;
+}
+static bool platform_sells(const struct gpuplan_platform *platform, uint32_t count)
+{
+    if (!platform)
+        return false;
+    for (size_t i = 0; i < platform->n_gpu_counts && i < 8; i++) {
+        if (platform->gpu_counts[i] == count)
+            return true;
+    }
+    return false;
+}
+/*
+ * Capex of the layout: GPUs + platforms + network, as gpuplan_tco_compute() sums them.
+ * Own cost per hour of use: the TCO model with `gpuplan tco`'s defaults (cost.c,
+ * docs/tco.md: 3-year straight-line depreciation, GPUs at 80 % of TDP + platform
+ * power times PUE 1.4 at $0.12/kWh, idle power the rest of the day, 10 %/year
+ * maintenance, colocation per kW), i.e. monthly own cost / (hours used per day x
+ * days per month). A run of H hours is charged H times this: its share of owning
+ * the servers at the assumed use of 8 h/day.
+ */
+static void layout_prices(struct layout *l)
+{
+    const uint32_t n = l->gpus_per_node * l->nodes;
+    l->has_rate = l->gpu->cloud_usd_per_hour > 0.0;
+    l->usd_per_hour = l->gpu->cloud_usd_per_hour * n;
+    l->has_capex = false;
+    if (l->gpu->price_usd <= 0.0 || !platform_sells(l->platform, l->gpus_per_node))
+        return;
+    struct gpuplan_cost_inputs in;
+    if (gpuplan_cost_inputs_init(&in, l->gpu, n, l->platform, NULL) != GPUPLAN_OK)
+        return;
+    const double per_server = in.v[GPUPLAN_COST_PLATFORM_PRICE].value +
+                              in.v[GPUPLAN_COST_RAM_PRICE].value +
+                              in.v[GPUPLAN_COST_NVME_PRICE].value;
+    l->capex_usd = n * in.v[GPUPLAN_COST_GPU_PRICE].value + l->nodes * per_server +
+                   in.n_servers * in.v[GPUPLAN_COST_NETWORK_PRICE].value;
+    l->has_capex = true;
+    /* The cloud rate only enters the break-even figures, not the own cost; the TCO model
+     * insists on one, so a GPU without a catalog rate gets a placeholder here. */
+    if (!(in.v[GPUPLAN_COST_CLOUD_PRICE].value > 0.0) &&
+        gpuplan_cost_inputs_set(&in, GPUPLAN_COST_CLOUD_PRICE, 1.0, NULL) != GPUPLAN_OK)
+        return;
+    struct gpuplan_tco tco;
+    if (gpuplan_tco_compute(&in, &tco, NULL) != GPUPLAN_OK)
+        return;
+    const double hours_per_month = in.v[GPUPLAN_COST_HOURS_PER_DAY].value * GPUPLAN_DAYS_PER_MONTH;
+    if (hours_per_month > 0.0) {
+        l->own_usd_per_hour = tco.monthly_own_usd / hours_per_month;
+        l->has_own = isfinite(l->own_usd_per_hour) && l->own_usd_per_hour > 0.0;
+    }
+}
+static size_t layout_counts(const struct gpuplan_plan_request *req,
+                            const struct gpuplan_platform *platform,
+                            uint32_t *counts)
+{
+    size_t n = 0;
+    const uint32_t max = platform ? platform->max_gpus : 8;
+    if (req->where == GPUPLAN_WHERE_ON_PREM) {
+        for (size_t i = 0; platform && i < platform->n_gpu_counts && i < 8; i++)
+            counts[n++] = platform->gpu_counts[i];
+        return n;
+    }
+    for (size_t i = 0; i < sizeof gpu_counts_cloud / sizeof gpu_counts_cloud[0]; i++) {
+        if (gpu_counts_cloud[i] <= max)
+            counts[n++] = gpu_counts_cloud[i];
+    }
+    return n;
+}
+enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
+                                               const struct gpuplan_catalog *catalog,
+                                               struct gpuplan_error *err)
+{
+    const struct gpuplan_plan_request *req = s->req;
+    const size_t n_gpus = gpuplan_catalog_n_gpus(catalog);
+    const size_t cap = n_gpus * (GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU + 1) * 8 * 4 + 1;
+    s->layouts = calloc(cap, sizeof *s->layouts);
+    if (!s->layouts)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    for (size_t g = 0; g < n_gpus; g++) {
+        const struct gpuplan_gpu *gpu = gpuplan_catalog_gpu_at(catalog, g);
+        if (!gpu_selected(req, gpu))
+            continue;
+        const size_t n_plat = gpu->n_platforms ? gpu->n_platforms : 1;
+        for (size_t p = 0; p < n_plat && p < GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU; p++) {
+            const struct gpuplan_platform *platform =
+                gpu->n_platforms ? gpuplan_catalog_find_platform(catalog, gpu->platforms[p]) : NULL;
+            uint32_t counts[8];
+            const size_t n_counts = layout_counts(req, platform, counts);
+            for (size_t c = 0; c < n_counts; c++) {
+                for (size_t k = 0; k < sizeof node_counts / sizeof node_counts[0]; k++) {
+                    const uint32_t nodes = node_counts[k];
+                    const uint32_t max = platform ? platform->max_gpus : 8;
+                    if (nodes > 1 && counts[c] != max)
+                        continue; /* fill a server before adding another */
+                    if ((uint64_t)counts[c] * nodes > req->max_gpus || s->n_layouts + 1 >= cap)
+                        continue;
+                    struct layout *l = &s->layouts[s->n_layouts++];
+                    l->gpu = gpu;
+                    l->platform = platform;
+                    l->gpus_per_node = counts[c];
+                    l->nodes = nodes;
+                    layout_prices(l);
+                }
+            }
+        }
+    }
+    return GPUPLAN_OK;
+}
+/* ---- knob sets ---- */
+
+struct shard_offload {
+    enum gpuplan_sharding sharding;
+    enum gpuplan_offload offload;
+};
+/*
+ * (sharding, offload) pairs worth trying: optimizer offload rides on ZeRO-2,
+ * parameter offload needs ZeRO-3 (DeepSpeed config-json.md); on one GPU
+ * DeepSpeed still runs ZeRO-Offload. HYBRID only across nodes.
+ */
+static size_t shard_pairs(const struct gpuplan_plan_request *req,
+                          uint32_t n_gpus,
+                          uint32_t nodes,
+                          struct shard_offload *out)
+{
+    static const struct shard_offload single[] = {
+        { GPUPLAN_SHARDING_NONE, GPUPLAN_OFFLOAD_NONE },
+        { GPUPLAN_SHARDING_ZERO2, GPUPLAN_OFFLOAD_OPTIMIZER },
+        { GPUPLAN_SHARDING_ZERO3, GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS },
+    };
+    static const struct shard_offload multi[] = {
+        { GPUPLAN_SHARDING_DDP, GPUPLAN_OFFLOAD_NONE },
+        { GPUPLAN_SHARDING_ZERO2, GPUPLAN_OFFLOAD_NONE },
+        { GPUPLAN_SHARDING_ZERO2, GPUPLAN_OFFLOAD_OPTIMIZER },
+        { GPUPLAN_SHARDING_FSDP, GPUPLAN_OFFLOAD_NONE },
+        { GPUPLAN_SHARDING_ZERO3, GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS },
+        { GPUPLAN_SHARDING_FSDP_HYBRID, GPUPLAN_OFFLOAD_NONE },
+    };
+    const struct shard_offload *table = n_gpus > 1 ? multi : single;
+    size_t n_table = n_gpus > 1 ? sizeof multi / sizeof multi[0] : sizeof single / sizeof single[0];
+    size_t n = 0;
+    for (size_t i = 0; i < n_table; i++) {
+        if (table[i].sharding == GPUPLAN_SHARDING_FSDP_HYBRID && nodes < 2)
+            continue;
+        if (req->sharding_fixed && table[i].sharding != req->job.sharding)
+            continue;
+        if (req->offload_fixed && table[i].offload != req->job.offload)
+            continue;
+        out[n++] = table[i];
+    }
+    if (n == 0 && (req->sharding_fixed || req->offload_fixed)) {
+        out[0].sharding = req->sharding_fixed
+                              ? req->job.sharding
+                              : (n_gpus > 1 ? GPUPLAN_SHARDING_DDP : GPUPLAN_SHARDING_NONE);
+        out[0].offload = req->offload_fixed ? req->job.offload : GPUPLAN_OFFLOAD_NONE;
+        n = 1;
+    }
+    return n;
+}
+static size_t methods(const struct gpuplan_plan_request *req, enum gpuplan_method *out)
+{
+    if (req->method_fixed) {
+        out[0] = req->job.method;
+        return 1;
+    }
+    out[0] = GPUPLAN_METHOD_FULL;
+    out[1] = GPUPLAN_METHOD_LORA;
+    out[2] = GPUPLAN_METHOD_QLORA;
+    return 3;
+}
+/* FP8 training needs CC >= 8.9 (Transformer Engine, torchao; formats-and-engines.md 4.4). */
+static size_t precisions(const struct gpuplan_plan_request *req,
+                         const struct gpuplan_gpu *gpu,
+                         enum gpuplan_method method,
+                         enum gpuplan_precision *out)
+{
+    if (req->precision_fixed) {
+        out[0] = req->job.precision;
+        return 1;
+    }
+    size_t n = 0;
+    out[n++] = gpu->has_bf16 ? GPUPLAN_PRECISION_BF16_MIXED : GPUPLAN_PRECISION_FP16_MIXED;
+    /* pure bf16 weights and states (torchtune, LitGPT bf16-true): full fine-tunes only, since
+     * adapters are small enough that their fp32 master copy costs nothing */
+    if (gpu->has_bf16 && method == GPUPLAN_METHOD_FULL)
+        out[n++] = GPUPLAN_PRECISION_BF16;
+    if (gpu->has_fp8 && method != GPUPLAN_METHOD_QLORA)
+        out[n++] = GPUPLAN_PRECISION_FP8_MIXED;
+    return n;
+}
+static size_t ckpts(const struct gpuplan_plan_request *req, enum gpuplan_grad_ckpt *out)
+{
+    if (req->grad_ckpt_fixed) {
+        out[0] = req->job.grad_ckpt;
+        return 1;
+    }
+    out[0] = GPUPLAN_CKPT_NONE;
+    out[1] = GPUPLAN_CKPT_SELECTIVE;
+    out[2] = GPUPLAN_CKPT_FULL;
+    return 3;
+}
+/* Serving weight formats: BF16, FP8 (CC >= 8.9 / MI300), AWQ 4-bit (vLLM). */
+static size_t weight_formats(const struct gpuplan_plan_request *req,
+                             const struct gpuplan_gpu *gpu,
+                             enum gpuplan_dtype *out)
+{
+    if (req->weights_fixed) {
+        out[0] = req->job.weights_dtype;
+        return 1;
+    }
+    size_t n = 0;
+    out[n++] = GPUPLAN_DTYPE_BF16;
+    if (gpu->has_fp8)
+        out[n++] = GPUPLAN_DTYPE_F8_E4M3;
+    out[n++] = GPUPLAN_DTYPE_AWQ4;
+    return n;
+}
+static size_t kv_formats(const struct gpuplan_plan_request *req,
+                         const struct gpuplan_gpu *gpu,
+                         enum gpuplan_dtype *out)
+{
+    if (req->kv_fixed) {
+        out[0] = req->job.kv_dtype;
+        return 1;
+    }
+    size_t n = 0;
+    out[n++] = GPUPLAN_DTYPE_BF16;
+    if (gpu->has_fp8)
+        out[n++] = GPUPLAN_DTYPE_F8_E4M3;
+    return n;
+}
+/* ---- one candidate ---- */
+
+void gpuplan_plan_job_for(const struct search *s,
+                          const struct layout *l,
+                          const struct candidate *c,
+                          struct gpuplan_job *job)
+{
+    *job = s->req->job;
+    job->gpus_per_node = l->gpus_per_node;
+    job->nodes = l->nodes;
+    snprintf(job->gpu_id, sizeof job->gpu_id, "%s", l->gpu->id);
+    job->method = (enum gpuplan_method)c->method;
+    if (job->method == GPUPLAN_METHOD_INFER) {
+        job->weights_dtype = (enum gpuplan_dtype)c->weights;
+        job->kv_dtype = (enum gpuplan_dtype)c->kv;
+        job->tp = l->gpus_per_node; /* vLLM: tensor parallel inside a node, pipeline across nodes */
+        job->pp = l->nodes;
+        job->sharding = GPUPLAN_SHARDING_NONE;
+        job->sharding_set = true;
+        job->micro_batch = 1;
+        return;
+    }
+    job->precision = (enum gpuplan_precision)c->precision;
+    job->sharding = (enum gpuplan_sharding)c->sharding;
+    job->sharding_set = true;
+    job->offload = (enum gpuplan_offload)c->offload;
+    job->grad_ckpt = (enum gpuplan_grad_ckpt)c->ckpt;
+    job->grad_ckpt_set = true;
+    job->micro_batch = c->micro_batch;
+    job->tp = 1;
+    job->pp = 1;
+}
+bool gpuplan_plan_headroom_ok(const struct gpuplan_plan_request *req,
+                              const struct gpuplan_job *job,
+                              const struct gpuplan_memory_estimate *m)
+{
+    if (!m->fits)
+        return false;
+    double fraction = req->min_headroom_fraction;
+    if (job->method == GPUPLAN_METHOD_INFER && 1.0 - job->gpu_memory_utilization > fraction)
+        fraction = 1.0 - job->gpu_memory_utilization; /* vLLM leaves this share unused */
+    return (double)m->headroom_bytes >= fraction * (double)m->gpu_usable_bytes;
+}
+static bool dominated(const struct candidate *a, const struct candidate *b)
+{
+    return b->time_key <= a->time_key && b->cost_key <= a->cost_key &&
+           (b->time_key < a->time_key || b->cost_key < a->cost_key);
+}
+static void pareto_add(struct candidate *set, size_t *n_set, const struct candidate *c)
+{
+    if (!isfinite(c->cost_key) || !isfinite(c->time_key))
+        return;
+    for (size_t i = 0; i < *n_set; i++) {
+        if (dominated(c, &set[i]) ||
+            (set[i].time_key == c->time_key && set[i].cost_key == c->cost_key))
+            return;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < *n_set; i++) {
+        if (!dominated(&set[i], c))
+            set[kept++] = set[i];
+    }
+    *n_set = kept;
+    if (*n_set < PARETO_CAP)
+        set[(*n_set)++] = *c;
+}
+/* Lexicographic keys by objective; smaller is gpuplan_plan_better. */
+static void keys(const struct search *s, const struct candidate *c, double k[3])
+{
+    const struct layout *l = &s->layouts[c->layout];
+    const double n = (double)l->gpus_per_node * l->nodes;
+    switch (s->req->objective) {
+    case GPUPLAN_OBJECTIVE_TIME:
+        k[0] = c->time_key, k[1] = c->cost_key, k[2] = n;
+        break;
+    case GPUPLAN_OBJECTIVE_GPUS:
+        k[0] = n, k[1] = c->cost_key, k[2] = c->time_key;
+        break;
+    case GPUPLAN_OBJECTIVE_CAPEX:
+        k[0] = c->capex_key, k[1] = c->time_key, k[2] = n;
+        break;
+    default: /* equal cost: fewer GPUs first (simpler to get and run; seed S14) */
+        k[0] = c->cost_key, k[1] = n, k[2] = c->time_key;
+        break;
+    }
+}
+/* By the objective's keys alone (no compromise tier). */
+bool gpuplan_plan_keys_better(const struct search *s,
+                              const struct candidate *a,
+                              const struct candidate *b)
+{
+    if (!b->valid)
+        return a->valid;
+    if (!a->valid)
+        return false;
+    double ka[3], kb[3];
+    keys(s, a, ka);
+    keys(s, b, kb);
+    /* Keys within 0.5 % are a tie (model error is far larger): go to the next key. */
+    for (int i = 0; i < 3; i++) {
+        const double scale = fmax(fabs(ka[i]), fabs(kb[i]));
+        if (isfinite(scale) ? fabs(ka[i] - kb[i]) > TIE_FRACTION * scale : ka[i] != kb[i])
+            return ka[i] < kb[i];
+    }
+    return a->layout < b->layout;
+}
+bool gpuplan_plan_better(const struct search *s,
+                         const struct candidate *a,
+                         const struct candidate *b)
+{
+    /* Offload (slow) and 4-bit serving weights (lossy) only when nothing else meets the
+     * constraints: they rank after every plan without, whatever the objective. An offload
+     * plan that is faster than the plan without (e.g. a cluster of small GPUs on Ethernet)
+     * is not slow: then the objective decides. */
+    if (a->valid && b->valid && a->compromise != b->compromise) {
+        const struct candidate *plain = a->compromise ? b : a, *comp = a->compromise ? a : b;
+        const bool infer = a->method == GPUPLAN_METHOD_INFER;
+        double kp[3];
+        keys(s, plain, kp);
+        if (isfinite(kp[0]) && (infer || plain->time_key <= comp->time_key))
+            return plain == a;
+    }
+    return gpuplan_plan_keys_better(s, a, b);
+}
+
+/*
+ * A candidate's fate: larger micro-batches only need more memory, so the
+ * micro-batch loop stops at the first CANDIDATE_MISFIT; a candidate that
+ * fits but fails a check is CANDIDATE_REJECTED (and counted by why).
+ */
+enum candidate_outcome { CANDIDATE_MISFIT = 0, CANDIDATE_REJECTED, CANDIDATE_FEASIBLE };
+
+/*
+ * A server that cannot hold the host RAM, data-loading cores or NVMe the
+ * plan needs is not a plan: reject it (run notes count these), never
+ * recommend it with a warning.
+ */
+static bool server_holds(struct search *s,
+                         const struct layout *l,
+                         const struct gpuplan_job *job,
+                         const struct gpuplan_memory_estimate *m)
+{
+    const struct gpuplan_platform *pl = l->platform;
+    if (!pl)
+        return true;
+    struct gpuplan_plan_host_need h;
+    gpuplan_plan_host_need(s, job, l->gpus_per_node, l->nodes, pl, m, &h);
+    if (pl->ram_max_bytes && h.ram_bytes > (double)pl->ram_max_bytes) {
+        s->over_ram++;
+        return false;
+    }
+    if (pl->cpu_cores_max && h.cores_data > pl->cpu_cores_max) {
+        s->over_cores++;
+        return false;
+    }
+    if (pl->nvme_bays && h.drives > pl->nvme_bays) {
+        s->over_nvme++;
+        return false;
+    }
+    return true;
+}
+
+/*
+ * The candidate's time (tokens_per_s, time_key) and the constraints on it:
+ * a layout the time model takes (e.g. tp dividing the heads), not mostly
+ * waiting on the network across servers (NETWORK_BOUND_SHARE), the
+ * per-user decode rate, the deadline.
+ */
+static bool time_ok(struct search *s,
+                    const struct layout *l,
+                    const struct gpuplan_job *job,
+                    struct candidate *c,
+                    struct gpuplan_throughput *t)
+{
+    const struct gpuplan_plan_request *req = s->req;
+    struct gpuplan_throughput_system sys;
+    gpuplan_throughput_system_init(&sys);
+    sys.gpu = l->gpu;
+    sys.platform = l->platform;
+    if (gpuplan_throughput_eval(&s->thr, job, &sys, t, NULL) != GPUPLAN_OK)
+        return false;
+    const bool infer = job->method == GPUPLAN_METHOD_INFER;
+    c->tokens_per_s = infer ? t->decode_tokens_per_s : t->tokens_per_s;
+    if (!(c->tokens_per_s > 0.0))
+        return false;
+    /* More servers whose step is mostly waiting on the network waste most of each added
+     * GPU: not a plan anyone would run. */
+    if (l->nodes > 1 && t->step_time_s > 0.0 && t->comm_s > NETWORK_BOUND_SHARE * t->step_time_s) {
+        s->network_bound++;
+        return false;
+    }
+    if (infer) {
+        c->time_key = 1.0 / t->decode_tokens_per_s_per_seq;
+        return t->decode_tokens_per_s_per_seq >= req->target_tokens_per_s_per_user;
+    }
+    c->time_key = t->has_train_time ? t->train_hours : 1.0 / c->tokens_per_s;
+    return !(req->deadline_hours > 0.0 && t->has_train_time &&
+             t->train_hours > req->deadline_hours);
+}
+
+/*
+ * The candidate's prices (cost_key, capex_key) and the constraints on them:
+ * a cloud rate to rent, a purchase price to buy, the budget. The cost key
+ * is what the cost objective ranks: serving per hour; training per million
+ * tokens (gpuplan_cost_usd_per_mtok), which ranks as the run's cost does
+ * (the same tokens for every candidate); on-prem, the own cost (TCO share)
+ * instead of the cloud's.
+ */
+static bool priced(struct search *s,
+                   const struct layout *l,
+                   const struct gpuplan_job *job,
+                   const struct gpuplan_throughput *t,
+                   struct candidate *c)
+{
+    const struct gpuplan_plan_request *req = s->req;
+    const bool infer = job->method == GPUPLAN_METHOD_INFER;
+    const bool on_prem = req->where == GPUPLAN_WHERE_ON_PREM;
+    if (req->where == GPUPLAN_WHERE_CLOUD && !l->has_rate) {
+        s->n_no_rate++;
+        return false;
+    }
+    if (on_prem && !l->has_capex) {
+        s->n_no_price++;
+        return false;
+    }
+    c->capex_key = l->has_capex ? l->capex_usd : INFINITY;
+    const bool has_price = on_prem ? l->has_own : l->has_rate;
+    const double usd_per_hour = on_prem ? l->own_usd_per_hour : l->usd_per_hour;
+    if (!has_price)
+        c->cost_key = INFINITY;
+    else if (infer)
+        c->cost_key = usd_per_hour;
+    else
+        c->cost_key = gpuplan_cost_usd_per_mtok(usd_per_hour, c->tokens_per_s);
+    if (!(req->budget_usd > 0.0))
+        return true;
+    double spend = INFINITY;
+    if (on_prem)
+        spend = c->capex_key;
+    else if (l->has_rate && infer)
+        spend = l->usd_per_hour * SERVING_BUDGET_HOURS;
+    else if (l->has_rate && t->has_train_time)
+        spend = gpuplan_cost_cloud_run_usd(t->train_hours, l->gpus_per_node * l->nodes,
+                                           l->gpu->cloud_usd_per_hour);
+    return spend <= req->budget_usd;
+}
+
+/* A feasible candidate: the best of its layout, of one GPU, and the Pareto sets. */
+static void
+record(struct search *s, const struct layout *l, const struct gpuplan_job *job, struct candidate *c)
+{
+    const struct gpuplan_plan_request *req = s->req;
+    c->valid = true;
+    s->feasible++;
+    c->compromise = job->method == GPUPLAN_METHOD_INFER
+                        ? (!req->weights_fixed && job->weights_dtype == GPUPLAN_DTYPE_AWQ4)
+                        : (!req->offload_fixed && job->offload != GPUPLAN_OFFLOAD_NONE);
+    if (c->compromise && gpuplan_plan_keys_better(s, c, &s->best_compromise))
+        s->best_compromise = *c;
+    if (!c->compromise)
+        s->any_plain = true;
+    if (gpuplan_plan_better(s, c, &s->best[c->layout]))
+        s->best[c->layout] = *c;
+    if (l->gpus_per_node * l->nodes == 1 && gpuplan_plan_better(s, c, &s->best_single))
+        s->best_single = *c;
+    pareto_add(s->pareto[0], &s->n_pareto[0], c);
+    if (!c->compromise)
+        pareto_add(s->pareto[1], &s->n_pareto[1], c);
+}
+
+/* One candidate: memory first (cheap, prunes), then the server, time, prices. */
+static enum candidate_outcome evaluate(struct search *s, struct candidate *c)
+{
+    const struct layout *l = &s->layouts[c->layout];
+    struct gpuplan_job job;
+    gpuplan_plan_job_for(s, l, c, &job);
+    struct gpuplan_memory_estimate m;
+    gpuplan_memory_eval(&s->mem, &job, l->gpu, &m);
+    s->evaluated++;
+    if (!gpuplan_plan_headroom_ok(s->req, &job, &m))
+        return CANDIDATE_MISFIT;
+    s->fitting++;
+    struct gpuplan_throughput t;
+    if (!server_holds(s, l, &job, &m) || !time_ok(s, l, &job, c, &t) || !priced(s, l, &job, &t, c))
+        return CANDIDATE_REJECTED;
+    record(s, l, &job, c);
+    return CANDIDATE_FEASIBLE;
+}
+
+static void search_training(struct search *s, uint32_t li)
+{
+    const struct layout *l = &s->layouts[li];
+    const struct gpuplan_plan_request *req = s->req;
+    enum gpuplan_method ms[3];
+    const size_t n_methods = methods(req, ms);
+    struct shard_offload pairs[8];
+    const size_t n_pairs = shard_pairs(req, l->gpus_per_node * l->nodes, l->nodes, pairs);
+    enum gpuplan_grad_ckpt cks[3];
+    const size_t n_ckpts = ckpts(req, cks);
+    /* global batch cap (GLOBAL_BATCH_MAX_TOKENS, MIN_OPTIMIZER_STEPS) in micro-batches */
+    double cap_tokens = GLOBAL_BATCH_MAX_TOKENS;
+    if (req->job.tokens > 0 && (double)req->job.tokens / MIN_OPTIMIZER_STEPS < cap_tokens)
+        cap_tokens = (double)req->job.tokens / MIN_OPTIMIZER_STEPS;
+    const double seqs_per_mb = (double)l->gpus_per_node * l->nodes * (double)req->job.grad_accum *
+                               (double)req->job.seq_len;
+    const uint64_t mb_cap = seqs_per_mb > 0.0 && cap_tokens / seqs_per_mb >= 1.0
+                                ? (uint64_t)(cap_tokens / seqs_per_mb)
+                                : 1;
+    for (size_t mi = 0; mi < n_methods; mi++) {
+        enum gpuplan_precision ps[3];
+        const size_t n_prec = precisions(req, l->gpu, ms[mi], ps);
+        for (size_t pi = 0; pi < n_prec; pi++) {
+            for (size_t si = 0; si < n_pairs; si++) {
+                for (size_t ci = 0; ci < n_ckpts; ci++) {
+                    const size_t n_mb =
+                        req->micro_batch_fixed ? 1 : sizeof micro_batches / sizeof micro_batches[0];
+                    for (size_t bi = 0; bi < n_mb; bi++) {
+                        if (!req->micro_batch_fixed && micro_batches[bi] > mb_cap)
+                            break; /* global batch beyond the cap */
+                        struct candidate c = { 0 };
+                        c.layout = li;
+                        c.method = (uint8_t)ms[mi];
+                        c.precision = (uint8_t)ps[pi];
+                        c.sharding = (uint8_t)pairs[si].sharding;
+                        c.offload = (uint8_t)pairs[si].offload;
+                        c.ckpt = (uint8_t)cks[ci];
+                        c.micro_batch =
+                            req->micro_batch_fixed ? req->job.micro_batch : micro_batches[bi];
+                        if (evaluate(s, &c) == CANDIDATE_MISFIT)
+                            break; /* a larger micro-batch only needs more memory */
+                    }
+                }
+            }
+        }
+    }
+}
+static void search_serving(struct search *s, uint32_t li)
+{
+    const struct layout *l = &s->layouts[li];
+    /* Pipeline stages across servers only for full 8-GPU boards (vLLM multi-node serving);
+     * splitting a model over workstations on Ethernet is not a serving plan. */
+    if (l->nodes > 1 && l->gpus_per_node < 8)
+        return;
+    enum gpuplan_dtype ws[3], kvs[2];
+    const size_t n_w = weight_formats(s->req, l->gpu, ws);
+    const size_t n_kv = kv_formats(s->req, l->gpu, kvs);
+    for (size_t wi = 0; wi < n_w; wi++) {
+        for (size_t ki = 0; ki < n_kv; ki++) {
+            struct candidate c = { 0 };
+            c.layout = li;
+            c.method = GPUPLAN_METHOD_INFER;
+            c.weights = (uint8_t)ws[wi];
+            c.kv = (uint8_t)kvs[ki];
+            c.micro_batch = 1;
+            (void)evaluate(s, &c);
+        }
+    }
+}
+
+void gpuplan_plan_search_layout(struct search *s, uint32_t li, bool infer)
+{
+    if (infer)
+        search_serving(s, li);
+    else
+        search_training(s, li);
+}

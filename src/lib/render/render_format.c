@@ -1,0 +1,73 @@
+/*
+ * render_format.c - output format names, and the check every renderer makes
+ * that it writes the format asked for (render.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuplan/render.h"
+#include "render/render_internal.h"
+
+const char *const gpuplan_format_names[] = {
+    "text", "json", "csv", "md", "html", "markdown", NULL
+};
+const int gpuplan_format_values[] = { GPUPLAN_FORMAT_TEXT, GPUPLAN_FORMAT_JSON, GPUPLAN_FORMAT_CSV,
+                                      GPUPLAN_FORMAT_MD,   GPUPLAN_FORMAT_HTML, GPUPLAN_FORMAT_MD };
+
+const char *gpuplan_format_name(enum gpuplan_format format)
+{
+    return (unsigned)format < GPUPLAN_FORMAT_COUNT ? gpuplan_format_names[format] : "unknown";
+}
+
+/* "text|json": the allowed formats in enum order. */
+static void allowed_names(unsigned allowed, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int f = 0; f < GPUPLAN_FORMAT_COUNT; f++) {
+        if (!(allowed & GPUPLAN_FORMAT_BIT(f)))
+            continue;
+        const int n =
+            snprintf(out + used, size - used, "%s%s", used ? "|" : "", gpuplan_format_names[f]);
+        if (n < 0 || (size_t)n >= size - used)
+            return;
+        used += (size_t)n;
+    }
+}
+
+static enum gpuplan_status refuse(const char *name, unsigned allowed, struct gpuplan_error *err)
+{
+    char names[64];
+    allowed_names(allowed, names, sizeof names);
+    return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'--format' is '%s'; must be one of %s",
+                             name, names);
+}
+
+enum gpuplan_status gpuplan_format_parse(const char *name,
+                                         unsigned allowed,
+                                         enum gpuplan_format *out,
+                                         struct gpuplan_error *err)
+{
+    for (size_t i = 0; name && gpuplan_format_names[i]; i++) {
+        const int f = gpuplan_format_values[i];
+        if (strcmp(name, gpuplan_format_names[i]) == 0 && (allowed & GPUPLAN_FORMAT_BIT(f))) {
+            *out = (enum gpuplan_format)f;
+            return GPUPLAN_OK;
+        }
+    }
+    return refuse(name ? name : "", allowed, err);
+}
+
+enum gpuplan_status
+gpuplan_format_check(enum gpuplan_format format, unsigned allowed, struct gpuplan_error *err)
+{
+    if ((unsigned)format < GPUPLAN_FORMAT_COUNT && (allowed & GPUPLAN_FORMAT_BIT(format)))
+        return GPUPLAN_OK;
+    return refuse(gpuplan_format_name(format), allowed, err);
+}
+
+double gpuplan_round_to(double v, double step)
+{
+    return round(v / step) * step;
+}

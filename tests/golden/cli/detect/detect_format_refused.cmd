@@ -1,0 +1,1 @@
+GPUPLAN_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 GPUPLAN_SYSFS_ROOT=/nonexistent $GPUPLAN detect --format md

@@ -1,0 +1,1 @@
+COLUMNS=60 $GPUPLAN estimate --help

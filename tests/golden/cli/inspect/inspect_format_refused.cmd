@@ -1,0 +1,1 @@
+$GPUPLAN inspect llama-3.1-8b --format html

@@ -1,0 +1,1 @@
+$GPUPLAN models --format html
