@@ -204,4 +204,12 @@ enum gpuplan_status gpuplan_options_parse_argv(const struct gpuplan_option_group
                                                struct gpuplan_argv *out,
                                                struct gpuplan_error *err);
 
+/*
+ * The closest of `candidates` to `word` by the library's one "did you mean"
+ * rule (prefix, substring, then edit distance; see util/suggest.c), or NULL
+ * when none is close enough. For front-ends that name their own things
+ * (the CLI's commands). The pointer is one of `candidates`.
+ */
+const char *gpuplan_suggest_closest(const char *word, const char *const *candidates, size_t n);
+
 #endif

@@ -31,6 +31,8 @@ struct cli_group {
 };
 
 #define CLI_MAX_GROUPS 4
+/* The commands commands.c lists (a bound for the CLI's own arrays of their names). */
+#define CLI_MAX_COMMANDS 32
 
 struct cli_command {
     const char *name; /* e.g. "estimate" */

@@ -93,5 +93,18 @@ int main(int argc, char **argv)
         return cmd_help_man(argc - 1, argv + 1);
     if (strcmp(name, "help-md") == 0)
         return cmd_help_md(argc - 1, argv + 1);
+    /* git's help.c: a misspelled command gets the closest one. */
+    size_t n_commands = 0;
+    const struct cli_command *const *all = cli_commands(&n_commands);
+    const char *names[CLI_MAX_COMMANDS];
+    size_t n_names = 0;
+    for (size_t i = 0; i < n_commands && n_names < CLI_MAX_COMMANDS; i++)
+        names[n_names++] = all[i]->name;
+    const char *closest = gpuplan_suggest_closest(name, names, n_names);
+    if (closest) {
+        fprintf(stderr, _("gpuplan: error: unknown command '%s'\n"), name);
+        fprintf(stderr, _("hint: did you mean 'gpuplan %s'?\n"), closest);
+        return CLI_USAGE;
+    }
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }

@@ -43,11 +43,19 @@ if [ -z "$missing" ]; then ok "every fixture_path() of the unit tests exists"; e
 
 # Every fixture file has its source in the README.
 unlisted=""
-for f in tests/fixtures/hf-configs/* tests/fixtures/weights/*; do
+for f in tests/fixtures/hf-configs/* tests/fixtures/weights/* tests/fixtures/configs/*; do
     [ -f "$f" ] || continue
     rel=${f#tests/fixtures/}
     grep -q -F "| $rel |" tests/fixtures/README.md || unlisted="$unlisted $rel"
 done
 if [ -z "$unlisted" ]; then ok "tests/fixtures/README.md gives the source of every fixture"; else bad "no source listed for:$unlisted"; fi
+
+# Every engine key list names where its keys come from (a "# Source:" line).
+unsourced=""
+for f in tests/fixtures/engine-keys/*.txt; do
+    [ -f "$f" ] || continue
+    grep -q -E '^# Sources?: ' "$f" || unsourced="$unsourced ${f#tests/fixtures/}"
+done
+if [ -z "$unsourced" ]; then ok "every engine key list names its source"; else bad "no '# Source:' or '# Sources:' line in:$unsourced"; fi
 
 finish

@@ -10,6 +10,7 @@
  * but at least two edits, is the similarity cut git's help.c applies to
  * mistyped commands.
  */
+#include "gpuplan/options.h"
 #include "util/suggest_internal.h"
 
 #include <stdbool.h>
@@ -124,4 +125,18 @@ void gpuplan_suggest_add(struct gpuplan_suggest *s, const char *candidate)
     s->best[pos] = c;
     if (s->n < GPUPLAN_SUGGEST_MAX)
         s->n++;
+}
+
+const char *gpuplan_suggest_closest(const char *word, const char *const *candidates, size_t n)
+{
+    if (!word || !candidates)
+        return NULL;
+    struct gpuplan_suggest s;
+    gpuplan_suggest_init(&s, word);
+    for (size_t i = 0; i < n; i++)
+        gpuplan_suggest_add(&s, candidates[i]);
+    for (size_t i = 0; s.n && i < n; i++)
+        if (candidates[i] && strcmp(candidates[i], s.best[0].text) == 0)
+            return candidates[i];
+    return NULL;
 }

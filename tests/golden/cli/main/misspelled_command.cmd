@@ -1,0 +1,1 @@
+$GPUPLAN estimat llama-3.1-8b

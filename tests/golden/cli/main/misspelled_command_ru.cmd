@@ -1,0 +1,1 @@
+$GPUPLAN --lang ru recomend llama-3.1-8b
