@@ -10,7 +10,10 @@
  * containers), where setlocale() fails and gettext would stay English.
  *
  * Output is always UTF-8 (bind_textdomain_codeset): LC_CTYPE is left "C" so
- * the library's character tests stay locale-independent.
+ * the library's character tests stay locale-independent. The C library's own
+ * messages (strerror, dlerror) come from its "libc" domain, which gettext
+ * would otherwise convert to LC_CTYPE's ASCII by transliteration
+ * ("nevozmozhno otkry`t`"): that domain is bound to UTF-8 too.
  */
 #include "i18n.h"
 
@@ -28,6 +31,9 @@
 #endif
 
 const char cli_i18n_languages[] = "en|ru";
+
+/* glibc's message domain (its _libc_intl_domainname). */
+#define LIBC_TEXT_DOMAIN "libc"
 
 static bool is_dir(const char *path)
 {
@@ -101,6 +107,7 @@ int cli_i18n_init(const char *lang)
     find_locale_dir(dir, sizeof dir);
     bindtextdomain(GPUPLAN_TEXT_DOMAIN, dir);
     bind_textdomain_codeset(GPUPLAN_TEXT_DOMAIN, "UTF-8");
+    bind_textdomain_codeset(LIBC_TEXT_DOMAIN, "UTF-8");
     textdomain(GPUPLAN_TEXT_DOMAIN);
 
     if (lang && !is_known_language(lang)) {

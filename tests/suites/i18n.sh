@@ -144,4 +144,17 @@ for id in "unknown option '%s'" "unknown model '%s'" "  why: %s\\n" "activations
     fi
 done
 
+# The C library's own messages (dlerror, strerror) in a Russian run are
+# UTF-8 Cyrillic, or English where libc-l10n is not installed, never the
+# ASCII transliteration gettext makes under LC_CTYPE=C ("nevozmozhno
+# otkry`t`"). The missing NVML library makes dlerror speak.
+out=$(GPUPLAN_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 "$GPUPLAN" detect --lang ru 2>&1)
+if printf '%s' "$out" | grep -qE '[a-z]`|nevozmozhno|Net takogo'; then
+    bad "detect --lang ru prints a transliterated C library message: $out"
+elif printf '%s' "$out" | grep -q '?'; then
+    bad "detect --lang ru prints '?' for characters of a C library message: $out"
+else
+    ok "detect --lang ru: the C library's message is not transliterated"
+fi
+
 finish

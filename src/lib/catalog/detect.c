@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "gpuplan/units.h"
+#include "util/utf8_internal.h"
 
 /*
  * NVML ABI, restated from nvml.h (go-nvml gen/nvml/nvml.h):
@@ -164,16 +165,36 @@ const char *gpuplan_nvml_status_name(enum gpuplan_nvml_status status)
 }
 
 /*
- * Copy at most `src_max` bytes of `src` (stopping at NUL) into dst, replacing
- * anything but printable ASCII with '?', and trimming trailing blanks: driver
- * and sysfs strings are untrusted and end up in JSON (which must be UTF-8).
+ * Copy at most `src_max` bytes of `src` (stopping at NUL) into dst, keeping
+ * printable ASCII and whole valid UTF-8 sequences (the C library's own
+ * messages, such as a translated dlerror(), are UTF-8 text), replacing every
+ * other byte with '?', and trimming trailing blanks: driver and sysfs strings
+ * are untrusted and end up in JSON (which must be UTF-8). A sequence cut by
+ * the destination's size is dropped whole.
  */
 static void copy_printable(char *dst, size_t dst_size, const char *src, size_t src_max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < src_max && src[i] != '\0' && n + 1 < dst_size; i++) {
+    const size_t len = strnlen(src, src_max);
+    for (size_t i = 0; i < len && n + 1 < dst_size;) {
         const unsigned char c = (unsigned char)src[i];
-        dst[n++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+        if (c >= 0x20 && c < 0x7f) {
+            dst[n++] = (char)c;
+            i++;
+            continue;
+        }
+        const size_t seq = c >= 0x80 ? gpuplan_utf8_sequence_len((const uint8_t *)src + i, len - i)
+                                     : 0;
+        if (seq == 0) {
+            dst[n++] = '?';
+            i++;
+            continue;
+        }
+        if (n + seq + 1 > dst_size)
+            break;
+        memcpy(dst + n, src + i, seq);
+        n += seq;
+        i += seq;
     }
     while (n > 0 && dst[n - 1] == ' ')
         n--;
