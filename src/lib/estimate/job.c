@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "estimate/job_internal.h"
 #include "gpuplan/model.h"
 #include "gpuplan/units.h"
 
@@ -87,26 +88,82 @@ static enum gpuplan_status set_token_count(void *dest,
  * GPT-NeoX dense (attention output) and dense_h_to_4h / dense_4h_to_h,
  * OPT / Phi out_proj and fc1 / fc2.
  */
-static const struct {
+static const struct module_alias {
     const char *module;
     enum gpuplan_role role;
+    const char *families; /* model_type values that name the module so, space separated */
 } module_aliases[] = {
-    { "query_key_value", GPUPLAN_ROLE_ATTN_QKV },
-    { "c_attn", GPUPLAN_ROLE_ATTN_QKV },
-    { "Wqkv", GPUPLAN_ROLE_ATTN_QKV },
-    { "q", GPUPLAN_ROLE_ATTN_Q },
-    { "k", GPUPLAN_ROLE_ATTN_K },
-    { "v", GPUPLAN_ROLE_ATTN_V },
-    { "o", GPUPLAN_ROLE_ATTN_O },
-    { "dense", GPUPLAN_ROLE_ATTN_O },
-    { "out_proj", GPUPLAN_ROLE_ATTN_O },
-    { "wi", GPUPLAN_ROLE_MLP_UP },
-    { "wo", GPUPLAN_ROLE_MLP_DOWN },
-    { "dense_h_to_4h", GPUPLAN_ROLE_MLP_UP },
-    { "dense_4h_to_h", GPUPLAN_ROLE_MLP_DOWN },
-    { "fc1", GPUPLAN_ROLE_MLP_UP },
-    { "fc2", GPUPLAN_ROLE_MLP_DOWN },
+    { "query_key_value", GPUPLAN_ROLE_ATTN_QKV, "gpt_neox falcon bloom" },
+    { "c_attn", GPUPLAN_ROLE_ATTN_QKV, "gpt2" },
+    { "Wqkv", GPUPLAN_ROLE_ATTN_QKV, "mpt" },
+    { "q", GPUPLAN_ROLE_ATTN_Q, "t5 mt5" },
+    { "k", GPUPLAN_ROLE_ATTN_K, "t5 mt5" },
+    { "v", GPUPLAN_ROLE_ATTN_V, "t5 mt5" },
+    { "o", GPUPLAN_ROLE_ATTN_O, "t5 mt5" },
+    { "dense", GPUPLAN_ROLE_ATTN_O, "gpt_neox falcon bloom" },
+    { "out_proj", GPUPLAN_ROLE_ATTN_O, "mpt" },
+    /* GPT-2's Conv1D: attn.c_proj (attention output) and mlp.c_proj (down), mlp.c_fc (up). */
+    { "c_proj", GPUPLAN_ROLE_ATTN_O, "gpt2" },
+    { "c_proj", GPUPLAN_ROLE_MLP_DOWN, "gpt2" },
+    { "c_fc", GPUPLAN_ROLE_MLP_UP, "gpt2" },
+    { "wi", GPUPLAN_ROLE_MLP_UP, "t5 mt5" },
+    /* T5 v1.1 / mT5 gated-gelu: wi_0 is the gate, wi_1 the up projection. */
+    { "wi_0", GPUPLAN_ROLE_MLP_GATE, "t5 mt5" },
+    { "wi_1", GPUPLAN_ROLE_MLP_UP, "t5 mt5" },
+    { "wo", GPUPLAN_ROLE_MLP_DOWN, "t5 mt5" },
+    { "dense_h_to_4h", GPUPLAN_ROLE_MLP_UP, "gpt_neox falcon bloom" },
+    { "dense_4h_to_h", GPUPLAN_ROLE_MLP_DOWN, "gpt_neox falcon bloom" },
+    { "fc1", GPUPLAN_ROLE_MLP_UP, "opt phi" },
+    { "fc2", GPUPLAN_ROLE_MLP_DOWN, "opt phi" },
 };
+
+static bool family_listed(const char *families, const char *family)
+{
+    const size_t n = strlen(family);
+    for (const char *p = families; n && *p;) {
+        const size_t len = strcspn(p, " ");
+        if (len == n && strncmp(p, family, n) == 0)
+            return true;
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+    return false;
+}
+
+/* The name `family` gives the linears of `role`: its alias, else the PEFT (Llama) name. */
+static const char *module_name_in(const char *family, enum gpuplan_role role)
+{
+    for (size_t i = 0; i < sizeof module_aliases / sizeof module_aliases[0]; i++)
+        if (module_aliases[i].role == role && family_listed(module_aliases[i].families, family))
+            return module_aliases[i].module;
+    return gpuplan_role_module(role);
+}
+
+size_t gpuplan_job_lora_module_names(const struct gpuplan_model *model, char *out, size_t size)
+{
+    size_t n_names = 0, used = 0;
+    const char *seen[GPUPLAN_ROLE_COUNT];
+    if (size)
+        out[0] = '\0';
+    for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
+        const enum gpuplan_role role = (enum gpuplan_role)r;
+        if (!gpuplan_role_is_linear(role) || model->params_by_role[r] == 0)
+            continue;
+        const char *name = module_name_in(model->arch.family, role);
+        bool dup = !name;
+        for (size_t i = 0; !dup && i < n_names; i++)
+            dup = strcmp(seen[i], name) == 0;
+        if (dup)
+            continue;
+        seen[n_names++] = name;
+        const int w = snprintf(out + used, size > used ? size - used : 0, "%s%s",
+                               n_names > 1 ? ", " : "", name);
+        if (w > 0 && used + (size_t)w < size)
+            used += (size_t)w;
+    }
+    return n_names;
+}
 
 /* PEFT module names a target list may use, with the roles each one adapts. */
 static gpuplan_role_mask roles_for_module(const char *module, size_t len)

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "estimate/device_internal.h"
+#include "estimate/job_internal.h"
 #include "gpuplan/units.h"
 
 #define ROLE_BIT(r) (1ULL << (r))
@@ -1527,8 +1528,10 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
         st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                "LoRA targets '%s' match no linear layer of '%s'", job->lora_targets,
                                model->id);
-        gpuplan_error_hint(err,
-                           "use all-linear, or module names the model has (q_proj, v_proj, ...)");
+        char names[256];
+        gpuplan_job_lora_module_names(model, names, sizeof names);
+        gpuplan_error_hint(err, "'%s' names its linear layers %s; or use all-linear", model->id,
+                           names);
         goto out;
     }
     gpuplan_memory_eval(profile, job, gpu, &out->est);
