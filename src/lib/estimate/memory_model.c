@@ -1517,6 +1517,24 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
         gpuplan_memory_profile_build(profile, model, job->lora_target_roles, job->lora_rank, err);
     if (st != GPUPLAN_OK)
         goto out;
+    /* Pipeline stages hold whole decoder blocks (Megatron/torch.distributed.pipelining
+     * split on block boundaries): more stages than blocks leave a stage empty. */
+    if (job->pp > 1 && model->arch.n_layers &&
+        job->pp > model->arch.n_layers + model->arch.n_encoder_layers) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                               "'--pp' is %u; must be <= the %u layers of '%s'", job->pp,
+                               model->arch.n_layers + model->arch.n_encoder_layers, model->id);
+        gpuplan_error_hint(err, "use fewer pipeline stages, or --tp / sharding across the GPUs");
+        goto out;
+    }
+    /* Data parallel replicates the tp x pp group: the GPU count must be a whole multiple. */
+    if (n_gpus % mp != 0) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                               "%llu GPUs are not a multiple of '--tp' x '--pp' = %llu",
+                               (unsigned long long)n_gpus, (unsigned long long)mp);
+        gpuplan_error_hint(err, "pick --tp and --pp whose product divides the GPU count");
+        goto out;
+    }
     if (model->arch.n_heads && job->tp > 1 && model->arch.n_heads % job->tp != 0) {
         st = gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, NULL,
                                "'--tp' is %u; must divide the %llu attention heads", job->tp,
