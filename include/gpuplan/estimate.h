@@ -13,7 +13,10 @@
  *
  * gpuplan_estimate_run() is `gpuplan estimate` as one value: the memory
  * report, and with a GPU the throughput (throughput.h) and the cloud cost
- * (cost.h) of the same job. Renderers only format that value.
+ * (cost.h) of the same job. Renderers only format that value. A serving
+ * job (method infer) is the serving engines' model (serving.h): the
+ * memory report then holds the engine's start-up accounting and the
+ * estimate its steady state, launch line and benchmark.
  *
  * Every formula and its derivation is in src/lib/estimate/memory_model.c and
  * docs/formulas.md. Results are bytes (uint64); nothing is printed.
@@ -31,6 +34,7 @@
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 #include "gpuplan/model.h"
+#include "gpuplan/serving.h"
 #include "gpuplan/throughput.h"
 
 /* Per-model facts the closed-form evaluation needs (no pointers, copyable). */
@@ -112,9 +116,10 @@ struct gpuplan_memory_estimate {
     uint64_t gpu_usable_bytes; /* what the allocator can use on the GPU */
     bool fits;                 /* device_total <= usable (only with has_gpu) */
     int64_t headroom_bytes;    /* usable - device_total */
-    /* inference */
-    uint64_t kv_bytes_per_seq;    /* at --context */
-    uint64_t max_concurrent_seqs; /* vLLM-style, at --gpu-memory-utilization */
+    /* serving (method infer): the engine's pool, as it prints it */
+    uint64_t kv_capacity_tokens; /* "GPU KV cache size: N tokens" */
+    double max_concurrency;      /* requests of max_model_len the pool holds, e.g. 3.42 */
+    uint64_t max_model_len;      /* tokens, as the engine starts */
 };
 
 #define GPUPLAN_MAX_SUGGESTIONS 8
@@ -134,6 +139,9 @@ struct gpuplan_memory_report {
 /*
  * Closed form; no allocation, no failure on valid profile and job (counts are
  * bounded by the option table, arithmetic saturates). `gpu` may be NULL.
+ * Training jobs: a serving job (method infer) is the serving engines'
+ * accounting (serving.h), which this profile does not hold; `out` is then
+ * zero but for the GPU counts.
  */
 void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
                          const struct gpuplan_job *job,
@@ -145,12 +153,52 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
  * not fit). GPUPLAN_ERR_INVALID_CONFIG when the model lacks the
  * architecture the activation model needs; GPUPLAN_ERR_UNSUPPORTED for
  * combinations not modelled (e.g. tp not dividing the heads).
+ * A serving job (method infer) is the engine's start-up accounting
+ * (gpuplan_serving_memory on one GPU of a replica; weights only without a
+ * GPU): weights, the profile run's activation peak, the KV pool,
+ * non-torch memory and CUDA graphs, "fits" meaning the engine starts, and
+ * suggestions that make a refused start start.
  */
 enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
                                             const struct gpuplan_job *job,
                                             const struct gpuplan_gpu *gpu,
                                             struct gpuplan_memory_report *out,
                                             struct gpuplan_error *err);
+
+/* ---- serving (serving_estimate.c) ---- */
+
+/*
+ * Serving (method infer): the engine's start-up accounting on one GPU of a
+ * replica (serving.h) and continuous batching at the job's load. A replica
+ * is tp x pp GPUs (the job, resolved: TP over a server's GPUs, PP across
+ * servers); the GPUs given hold GPUs / (tp x pp) of them, and the job's
+ * concurrency is split over them.
+ */
+struct gpuplan_estimate_serving {
+    struct gpuplan_serving_request request;     /* the engine's flags as the job gives them */
+    bool has_memory;                            /* a GPU was given */
+    struct gpuplan_serving_memory memory;       /* one GPU of a replica */
+    uint32_t replicas;                          /* e.g. 2 for 8 GPUs at tp 4 */
+    uint64_t concurrency;                       /* all replicas, as the job asks */
+    struct gpuplan_serving_load load;           /* one replica: the job's lengths, its share */
+    bool has_time;                              /* the engine starts and its pool holds a request */
+    char time_error[GPUPLAN_ERROR_MESSAGE_MAX]; /* why not, when it does not */
+    struct gpuplan_serving_steady steady;       /* one replica */
+    struct gpuplan_serving_step decode_step;    /* one decode step at the steady concurrency */
+    double output_tokens_per_s;                 /* all replicas */
+    double output_tokens_per_s_per_gpu;
+    const char *step_bound; /* the largest term of that step: "weights", "kv", "compute",
+                               "allreduce", "per-layer", "moe", "pipeline" (static) */
+    struct gpuplan_serving_commands commands; /* launch line and benchmark (with has_memory) */
+};
+
+/*
+ * The engine request a job asks for: engine, version, memory fraction,
+ * lengths and batch limits, KV and weight formats, eager, tp / pp / ep as
+ * gpuplan_job_resolve() completes them. `job` need not be resolved.
+ */
+void gpuplan_serving_request_from_job(const struct gpuplan_job *job,
+                                      struct gpuplan_serving_request *req);
 
 /* ---- the whole estimate (estimate.c) ---- */
 
@@ -162,8 +210,8 @@ struct gpuplan_estimate_cost {
     double gpu_hours;        /* train_hours * n_gpus */
     bool has_cloud_usd;      /* ... and a known rate */
     double cloud_usd;        /* the run at usd_per_gpu_hour */
-    bool has_usd_per_mtok;   /* serving with a known rate and a decode rate */
-    double usd_per_mtok;     /* all GPUs for an hour over the tokens decoded in it, per 1e6 */
+    bool has_usd_per_mtok;   /* serving with a known rate and an output rate */
+    double usd_per_mtok;     /* all GPUs for an hour over the output tokens of that hour, per 1e6 */
 };
 
 struct gpuplan_estimate {
@@ -174,7 +222,10 @@ struct gpuplan_estimate {
     char gpu_id[64];         /* catalog id, e.g. "h100-sxm" */
     char gpu_cloud_date[16]; /* the rate's date, e.g. "2026-05"; "" undated */
     struct gpuplan_memory_report memory;
-    /* time: with a GPU, when the time model takes the job (else the reason why not) */
+    /* serving (job.method infer): the engines' model instead of the training time model */
+    bool is_serving;
+    struct gpuplan_estimate_serving serving;
+    /* training time: with a GPU, when the time model takes the job (else the reason why not) */
     bool has_throughput;
     struct gpuplan_throughput throughput;
     char throughput_error[GPUPLAN_ERROR_MESSAGE_MAX];
@@ -188,7 +239,11 @@ struct gpuplan_estimate {
  * assumptions) and its cloud cost. `out` is caller-owned (tens of KB: on
  * the heap) and fully written; `gpu` may be NULL and is not kept. A job the
  * time model refuses is a result (has_throughput false, throughput_error
- * says why); errors are gpuplan_estimate_memory's.
+ * says why); errors are gpuplan_estimate_memory's. A serving job fills
+ * `serving` (is_serving): the steady state at the job's load from
+ * gpuplan_serving_steady_state, the cost per million output tokens, the
+ * launch line and benchmark; an engine that will not start is a result
+ * (serving.has_time false, serving.time_error).
  */
 enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
                                          const struct gpuplan_job *job,

@@ -23,6 +23,7 @@
 #include "gpuplan/dtype.h"
 #include "gpuplan/error.h"
 #include "gpuplan/options.h"
+#include "gpuplan/serving.h"
 
 enum gpuplan_method {
     GPUPLAN_METHOD_FULL = 0,
@@ -142,17 +143,31 @@ struct gpuplan_job {
     bool fsdp_embed_units; /* --fsdp-wrap layers+embeddings: embedding and head are FSDP units of
                               their own (default: they stay in the gathered root unit) */
     enum gpuplan_offload offload; /* default none */
-    uint32_t tp;                  /* tensor parallel degree, default 1 */
-    uint32_t pp;                  /* pipeline parallel degree, default 1 */
+    uint32_t tp;                  /* tensor parallel degree, default 1 (serving: GPUs per node) */
+    uint32_t pp;                  /* pipeline parallel degree, default 1 (serving: nodes) */
     uint32_t gpus_per_node;       /* from --gpu ID:N, default 1 */
     uint32_t nodes;               /* default 1 */
     char gpu_id[64];              /* catalog GPU id, "local", or "" (memory only) */
-    /* inference */
-    uint64_t context_len;             /* tokens of context per sequence, default 4096 */
-    uint64_t batch;                   /* concurrent sequences, default 1 */
-    enum gpuplan_dtype kv_dtype;      /* default BF16; F8_E4M3 for fp8 */
-    enum gpuplan_dtype weights_dtype; /* serving weight format, default BF16 */
-    double gpu_memory_utilization;    /* vLLM-style fraction, default 0.90 */
+    /*
+     * Serving (--method infer): the engine's own flags, 0 / "" meaning its
+     * default at the modelled version (serving.h, docs/serving.md), and the
+     * load the time estimate runs at (every request alike).
+     */
+    enum gpuplan_serving_engine engine; /* default vllm */
+    char engine_version[32];            /* e.g. "0.11.0"; "" = the newest modelled */
+    double gpu_memory_utilization;   /* vLLM --gpu-memory-utilization / SGLang --mem-fraction-static
+                                        (the same field; --engine says which); 0 = the engine's */
+    uint64_t max_model_len;          /* tokens; 0 = the model's max_position_embeddings */
+    uint32_t max_num_seqs;           /* 0 = the engine's default (256 or 1024 by version, GPU) */
+    uint64_t max_num_batched_tokens; /* 0 = the engine's default (2048-16384) */
+    enum gpuplan_serving_kv_dtype kv_dtype; /* --kv-cache-dtype, default auto (the model's) */
+    enum gpuplan_dtype weights_dtype; /* weight format as loaded; UNKNOWN = as stored (auto) */
+    bool enforce_eager;               /* no CUDA graphs */
+    uint32_t ep;                      /* expert-parallel degree for routed experts, 1 = off */
+    bool tp_set, pp_set;              /* --tp / --pp given (serving defaults: the GPUs given) */
+    uint64_t input_tokens;            /* prompt tokens per request, default 1024 */
+    uint64_t output_tokens;           /* generated tokens per request, default 128 */
+    uint64_t concurrency;             /* requests in flight, all replicas, default 1 */
     /* time and cost */
     uint64_t tokens;         /* training tokens per epoch, 0 = not given */
     uint64_t dataset_tokens; /* tokens in the dataset (= one epoch), 0 = not given; exclusive
@@ -167,8 +182,10 @@ void gpuplan_job_init(struct gpuplan_job *job);
  * The job after the defaults that depend on other options: QLoRA turns
  * gradient checkpointing on unless the user chose (PEFT's
  * prepare_model_for_kbit_training), more than one GPU means DDP unless a
- * sharding was chosen, tp and pp are at least 1. Every estimator evaluates
- * the resolved job; renderers show it.
+ * sharding was chosen, tp and pp are at least 1. Serving (infer) follows
+ * the engines: tensor parallel over the GPUs of a server and pipeline
+ * stages across servers unless --tp / --pp say otherwise, ep at least 1, no
+ * sharding. Every estimator evaluates the resolved job; renderers show it.
  */
 void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out);
 
@@ -222,5 +239,11 @@ const char *gpuplan_grad_ckpt_name(enum gpuplan_grad_ckpt v);
 const char *gpuplan_attention_name(enum gpuplan_attention v);
 const char *gpuplan_sharding_name(enum gpuplan_sharding v);
 const char *gpuplan_offload_name(enum gpuplan_offload v);
+/*
+ * A serving weight format as --weights spells it, so it reads back: "auto"
+ * (UNKNOWN: as stored), "fp8", "awq", "gptq", "bf16", "mxfp4", ...,
+ * "gguf-Q4_K" for GGUF types. Into out[cap] (cap >= 16), which it returns.
+ */
+const char *gpuplan_weights_name(enum gpuplan_dtype weights, char *out, size_t cap);
 
 #endif

@@ -4,10 +4,14 @@
  *
  * gpuplan_plan_run() searches every catalog GPU x platform x GPUs per node x
  * nodes x sharding x micro-batch x checkpointing x offload (x method and
- * precision where the request leaves them open; serving: x weight and KV
- * format). The model-dependent work (memory profile, throughput profile) is
- * done once per method/LoRA setting; each candidate is then two closed-form,
- * allocation-free evaluations (gpuplan_memory_eval, gpuplan_throughput_eval).
+ * precision where the request leaves them open). A serving request (method
+ * infer) is the serving search (plan_serve.c): GPU x GPUs per replica (TP
+ * inside a server, PP across, EP for MoE) x weight and KV format x
+ * replicas, with the engines' start-up accounting and continuous batching
+ * in steady state (serving.h), against latency targets at a request rate or
+ * a concurrency, ranked by cost per million output tokens. The model-dependent work (memory
+ * profile, throughput profile) is done once per method/LoRA setting; each candidate is then two
+ * closed-form, allocation-free evaluations (gpuplan_memory_eval, gpuplan_throughput_eval).
  * Candidates that fit with headroom and meet the constraints (deadline,
  * budget, GPU count, vendor, per-user decode rate) are ranked by the
  * objective. The result holds the top K (the best knob setting of each
@@ -35,6 +39,7 @@
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 #include "gpuplan/model.h"
+#include "gpuplan/serving.h"
 
 enum gpuplan_plan_objective {
     GPUPLAN_OBJECTIVE_COST = 0, /* cloud cost of the run (training) or per hour (serving);
@@ -61,6 +66,7 @@ enum gpuplan_plan_where {
 #define GPUPLAN_PLAN_MAX_WARNINGS 10
 #define GPUPLAN_PLAN_TEXT_MAX     320
 #define GPUPLAN_PLAN_MAX_NOTES    8
+#define GPUPLAN_PLAN_MAX_MISSES   3
 
 struct gpuplan_plan_request {
     struct gpuplan_job job; /* method, precision, seq_len, tokens, context, batch, ... */
@@ -82,16 +88,22 @@ struct gpuplan_plan_request {
     char gpu_ids[GPUPLAN_PLAN_MAX_GPU_IDS][48]; /* --gpu a,b: only these */
     size_t n_gpu_ids;                           /* 0 = every catalog GPU */
     double min_headroom_fraction;               /* of usable memory, e.g. 0.05 */
-    double target_tokens_per_s_per_user;        /* serving: decode rate, 0 = none */
+    /* serving (--method infer): the load beside job.input_tokens / output_tokens /
+     * concurrency, and the latency targets; 0 = none */
+    double request_rate_per_s; /* requests/s all replicas sustain; 0: job.concurrency in flight */
+    double target_ttft_ms;     /* time to first token at most, e.g. 1000 */
+    double target_tpot_ms;     /* time per output token at most, e.g. 50 */
     enum gpuplan_plan_objective objective;
     uint32_t top_k; /* 1..GPUPLAN_PLAN_MAX_TOP */
 };
 
 /*
  * The planner's own options (options.h), terminated by name NULL: the
- * constraints and the objective above, --gpu a,b, and --concurrency (=
- * job.batch). `gpuplan recommend` and POST /v1/recommend read them next to
- * gpuplan_job_options, whose GPUPLAN_OPTION_SEARCHED entries they refuse.
+ * constraints and the objective above, --gpu a,b, and the serving targets
+ * (--request-rate, --ttft-ms, --tpot-ms). `gpuplan recommend` and POST
+ * /v1/recommend read them next to gpuplan_job_options (whose
+ * --input-tokens, --output-tokens and --concurrency give the serving load),
+ * whose GPUPLAN_OPTION_SEARCHED entries they refuse.
  */
 extern const struct gpuplan_option gpuplan_plan_options[];
 
@@ -123,6 +135,52 @@ struct gpuplan_plan_server {
     double rack_power_w;  /* the plan's servers that share one rack */
 };
 
+/*
+ * A serving plan (method infer): the engine, one replica's layout and
+ * flags, the load and what the plan achieves at it, the disaggregated
+ * prefill/decode comparison, and the verify artifact. Everything an engine
+ * launch line needs is here (commands.launch spells it out).
+ */
+struct gpuplan_plan_serving {
+    enum gpuplan_serving_engine engine;
+    char engine_version[32]; /* as resolved, e.g. "0.27.0" */
+    char model_ref[200];     /* what the launch line serves: the Hub id, else the model's id */
+    uint32_t tp, pp, ep;     /* one replica, e.g. tp 4 */
+    uint32_t gpus_per_replica;
+    uint32_t replicas;               /* all of the plan's, e.g. 6 */
+    uint64_t max_model_len;          /* --max-model-len as the engine starts */
+    uint32_t max_num_seqs;           /* --max-num-seqs (SGLang --max-running-requests) */
+    uint64_t max_num_batched_tokens; /* --max-num-batched-tokens (SGLang --chunked-prefill-size) */
+    double memory_fraction; /* --gpu-memory-utilization (SGLang --mem-fraction-static), as used */
+    enum gpuplan_serving_kv_dtype kv_dtype; /* --kv-cache-dtype as asked (auto) */
+    enum gpuplan_dtype kv_element;          /* as resolved: BF16, F16, F32 or F8_E4M3 */
+    enum gpuplan_dtype weights_dtype;       /* as loaded; UNKNOWN = as the checkpoint stores */
+    bool enforce_eager;
+    uint64_t kv_capacity_tokens; /* one replica's pool, as the engine prints it */
+    double max_concurrency;      /* requests of max_model_len the pool holds */
+    uint64_t weights_bytes;      /* per GPU as loaded */
+    /* the load and what the plan achieves at it (per replica unless the name says so) */
+    uint64_t input_tokens, output_tokens;
+    double request_rate_per_s;  /* all replicas: the target, or what the concurrency gives */
+    uint64_t concurrency;       /* in flight per replica at that rate */
+    uint64_t concurrency_limit; /* the most in flight per replica that still meets the targets */
+    double ttft_s;
+    double tpot_s;
+    double tokens_per_s;         /* output tokens/s, all replicas */
+    double tokens_per_s_per_gpu; /* over every GPU of the plan */
+    double tokens_per_s_per_user;
+    bool meets_targets; /* false for the nearest misses */
+    /* disaggregated prefill/decode on replicas of the same layout, at the same rate */
+    bool has_disagg;
+    bool disagg_meets_targets;
+    uint32_t disagg_prefill_replicas, disagg_decode_replicas;
+    double disagg_ttft_s, disagg_tpot_s;
+    double disagg_usd_per_hour; /* rent, or own cost on-prem, as the plan's cost */
+    double disagg_saving;       /* 1 - disaggregated / aggregated cost; < 0 costs more */
+    struct gpuplan_serving_commands commands; /* launch line and benchmark, one replica */
+    char miss[GPUPLAN_PLAN_TEXT_MAX];         /* a near miss: what it fails, e.g. "TPOT 61 ms" */
+};
+
 /* One evaluated plan. Pointers are borrowed from the catalog the run used. */
 struct gpuplan_plan {
     const struct gpuplan_gpu *gpu;           /* borrowed */
@@ -138,9 +196,9 @@ struct gpuplan_plan {
     uint64_t host_ram_needed_bytes; /* per server: memory model + checkpoint loading, before the S11
                                        floor */
     bool fits;
-    double tokens_per_s;          /* training: all GPUs; serving: decode, all sequences */
-    double tokens_per_s_per_user; /* serving: decode per sequence; 0 for training */
-    double ttft_s;                /* serving: time to first token at --context */
+    double tokens_per_s;          /* training: all GPUs; serving: output tokens, all replicas */
+    double tokens_per_s_per_user; /* serving: 1 / TPOT at the load; 0 for training */
+    double ttft_s;                /* serving: time to first token at the load */
     double mfu;
     const char *bottleneck; /* static string */
     bool has_time;          /* job.tokens > 0 (training) */
@@ -161,6 +219,8 @@ struct gpuplan_plan {
     bool compromise; /* offload or lossy 4-bit serving weights the user did not ask for: ranked
                         after plans without (docs/planner.md) */
     struct gpuplan_plan_server server;
+    bool is_serving; /* a serving plan: `serving` holds it */
+    struct gpuplan_plan_serving serving;
     char reasons[GPUPLAN_PLAN_MAX_REASONS][GPUPLAN_PLAN_TEXT_MAX];
     size_t n_reasons;
     char warnings[GPUPLAN_PLAN_MAX_WARNINGS][GPUPLAN_PLAN_TEXT_MAX];
@@ -181,6 +241,9 @@ struct gpuplan_plan_result {
     size_t n_top;
     struct gpuplan_plan pareto[GPUPLAN_PLAN_MAX_PARETO]; /* by time, ascending */
     size_t n_pareto;
+    /* serving: when no plan meets the latency targets, the nearest misses (serving.miss) */
+    struct gpuplan_plan misses[GPUPLAN_PLAN_MAX_MISSES];
+    size_t n_misses;
     char notes[GPUPLAN_PLAN_MAX_NOTES][GPUPLAN_PLAN_TEXT_MAX]; /* run-level: why plans were
                                   dropped, ranking basis, trade-offs, S14 hints */
     size_t n_notes;

@@ -23,8 +23,10 @@
  * Every formula, constant and engine version it follows is in
  * src/lib/estimate/serving*.c and docs/serving.md; validation/serving.md
  * scores them against published engine logs (`make accuracy`).
- * Not here: the serving search over GPUs and layouts (issue 17 item 4), the
- * benchmark command of a plan (item 6), rendering (render layer).
+ * Also the launch line and the engine's benchmark command of a prediction
+ * (gpuplan_serving_commands, the verify artifact).
+ * Not here: the serving search over GPUs and layouts (src/lib/plan/plan_serve.c),
+ * the estimate of a job (estimate.h), rendering (render layer).
  */
 #ifndef GPUPLAN_SERVING_H
 #define GPUPLAN_SERVING_H
@@ -167,6 +169,13 @@ struct gpuplan_serving_request {
     /* SGLang: memory free at start-up after distributed init, as its first "avail mem" log
      * line gives it; 0 = total - CUDA context - distributed-init buffers */
     uint64_t device_free_bytes;
+    /*
+     * The step time's two fitted constants (serving_time.c LAYER_FIXED_S,
+     * MOE_LAYER_S); 0 = the fitted values. For the accuracy tool's
+     * leave-one-source-out refit only.
+     */
+    double layer_fixed_s;
+    double moe_layer_s;
 };
 
 /* Fill the defaults above (vLLM, newest version, TP 1, everything else the engine's). */
@@ -313,6 +322,77 @@ enum gpuplan_status gpuplan_serving_steady_state(const struct gpuplan_serving_pr
                                                  const struct gpuplan_serving_load *load,
                                                  struct gpuplan_serving_steady *out,
                                                  struct gpuplan_error *err);
+
+/*
+ * A start that is clean: the engine starts (no refusal) and CUDA graph
+ * capture fits. Every serving plan and a fitting estimate need it.
+ */
+bool gpuplan_serving_starts(const struct gpuplan_serving_memory *mem);
+
+/*
+ * Disaggregated prefill/decode on instances of the same layout as `req`:
+ * prefill instances run prompts alone in chunks of the token budget and
+ * hand the KV cache to decode instances over the network; decode instances
+ * run pure decode steps. For the load's lengths and `load->concurrency`
+ * requests in flight on one decode instance. No queueing, as the
+ * aggregated steady state (docs/serving.md, "Disaggregated").
+ */
+struct gpuplan_serving_disagg {
+    double prefill_s;             /* one prompt's chunks on an idle prefill instance */
+    double kv_transfer_s;         /* its KV cache to the decode instance */
+    double ttft_s;                /* prefill_s + kv_transfer_s */
+    double prefill_tokens_per_s;  /* one prefill instance, full chunks back to back */
+    uint64_t decode_concurrency;  /* as run on one decode instance (the pool caps it) */
+    double tpot_s;                /* a pure decode step at that concurrency */
+    double decode_requests_per_s; /* one decode instance */
+};
+
+enum gpuplan_status gpuplan_serving_disaggregated(const struct gpuplan_serving_profile *profile,
+                                                  const struct gpuplan_serving_request *req,
+                                                  const struct gpuplan_gpu *gpu,
+                                                  const struct gpuplan_serving_memory *mem,
+                                                  const struct gpuplan_serving_load *load,
+                                                  struct gpuplan_serving_disagg *out,
+                                                  struct gpuplan_error *err);
+
+/* ---- the verify artifact (serving_commands.c) ---- */
+
+#define GPUPLAN_SERVING_COMMAND_MAX 640
+
+/*
+ * The engine launch line a prediction assumes, and the engine's own
+ * benchmark at the load, so a user can check the prediction on their
+ * machine: `vllm serve HUB_ID --tensor-parallel-size T ...` and `vllm bench
+ * serve ... --random-input-len I --random-output-len O --max-concurrency C`
+ * (SGLang: `python -m sglang.launch_server` and `python -m
+ * sglang.bench_serving`). Every engine flag is spelled out with the value
+ * the accounting used (mem: as resolved), so the line starts the engine the
+ * figures describe.
+ */
+struct gpuplan_serving_commands {
+    char launch[GPUPLAN_SERVING_COMMAND_MAX]; /* one replica's engine */
+    char bench[GPUPLAN_SERVING_COMMAND_MAX];  /* against that replica, closed loop at C */
+    char quantization[16];           /* the engine's --quantization: "fp8" (online), or "" */
+    bool needs_quantized_checkpoint; /* awq/gptq/mxfp4/nvfp4/int8/gguf: a checkpoint in that
+                                        format under another Hub id */
+    uint64_t num_prompts;            /* the benchmark's --num-prompts */
+};
+
+/*
+ * Fill `out` for `model_ref` (a Hub id such as "meta-llama/Llama-3.3-70B-Instruct",
+ * or the path the model came from), the request and its resolved memory,
+ * and a replica's load. `stored_fp8`: the checkpoint already stores fp8
+ * linears (no --quantization then).
+ */
+void gpuplan_serving_commands(const char *model_ref,
+                              const struct gpuplan_serving_request *req,
+                              const struct gpuplan_serving_memory *mem,
+                              const struct gpuplan_serving_load *load,
+                              bool stored_fp8,
+                              struct gpuplan_serving_commands *out);
+
+/* The profile's block linears are stored in fp8 (a fp8 checkpoint such as DeepSeek-R1). */
+bool gpuplan_serving_profile_stored_fp8(const struct gpuplan_serving_profile *profile);
 
 /* Names as the engines' flags spell them ("vllm", "sglang"; "auto", "fp8", "bf16", ...). */
 const char *gpuplan_serving_engine_name(enum gpuplan_serving_engine engine);

@@ -26,9 +26,9 @@
  *     PCIe, inter-node network): DDP all-reduce, ZeRO/FSDP all-gather +
  *     reduce-scatter with prefetch overlap, TP all-reduces, PP bubble.
  *   - Offload: PCIe traffic and the CPU optimizer step.
- *   - Inference: prefill from compute, decode from memory bandwidth
- *     (weights + KV cache per step) or compute, whichever is slower.
  *
+ * Training only: serving time is the engines' step model (serving.h,
+ * gpuplan_serving_step_time), which reads gpuplan_throughput_efficiency().
  * Not here: memory fit (memory model), prices (cost.h), search (planner).
  */
 #ifndef GPUPLAN_THROUGHPUT_H
@@ -97,7 +97,6 @@ struct gpuplan_throughput_system {
 void gpuplan_throughput_system_init(struct gpuplan_throughput_system *system);
 
 struct gpuplan_throughput {
-    bool is_inference;
     /* FLOPs per trained token on one model replica (before TP/PP split) */
     double flops_forward_per_token;   /* matmuls + attention, e.g. 2 * 8e9 + attention */
     double flops_attention_per_token; /* forward attention part of the above */
@@ -125,12 +124,6 @@ struct gpuplan_throughput {
     bool has_train_time; /* job.tokens or job.dataset_tokens > 0 */
     double train_tokens; /* (tokens or dataset_tokens) * epochs */
     double train_hours;
-    /* inference (is_inference) */
-    double ttft_s;               /* prefill of one context_len prompt */
-    double prefill_tokens_per_s; /* all GPUs */
-    double decode_step_s;        /* one token for every sequence of the batch */
-    double decode_tokens_per_s_per_seq;
-    double decode_tokens_per_s; /* batch / decode_step_s */
 };
 
 /*
@@ -144,8 +137,9 @@ enum gpuplan_status gpuplan_throughput_profile_build(struct gpuplan_throughput_p
 /*
  * Evaluate one configuration. GPU count = job->gpus_per_node * job->nodes;
  * dp = GPUs / (tp * pp). Errors (GPUPLAN_ERR_USAGE): no GPU, a GPU without a
- * peak for the compute precision, zero seq_len/micro_batch/grad_accum, or a
- * GPU count not divisible by tp * pp. `out` is fully written on success.
+ * peak for the compute precision, zero seq_len/micro_batch/grad_accum, a
+ * GPU count not divisible by tp * pp, or a serving job (method infer: the
+ * serving module times those). `out` is fully written on success.
  */
 enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_profile *profile,
                                             const struct gpuplan_job *job,

@@ -1060,9 +1060,13 @@ static enum gpuplan_status build_model(const struct gpuplan_catalog_model *entry
 {
     const enum gpuplan_status st = gpuplan_model_from_hf_config(
         model, (const uint8_t *)entry->config_json, entry->config_json_len, entry->id, err);
-    if (st == GPUPLAN_OK && !model->id[0])
+    if (st != GPUPLAN_OK)
+        return st;
+    if (!model->id[0])
         (void)snprintf(model->id, sizeof model->id, "%s", entry->id);
-    return st;
+    /* the Hub id, as the loader sets it: serving launch lines name the model by it */
+    (void)snprintf(model->hub_id, sizeof model->hub_id, "%s", entry->hf_repo);
+    return GPUPLAN_OK;
 }
 
 /*

@@ -57,8 +57,11 @@ static int bench(const struct gpuplan_catalog *catalog, const struct scenario *s
     if (sc->method != GPUPLAN_METHOD_COUNT) {
         req.job.method = sc->method;
         req.method_fixed = true;
-        req.job.batch = 32;
-        req.job.context_len = 8192;
+        req.job.input_tokens = 2048; /* issue 17's question: 10 requests/s of 2k in / 512 out */
+        req.job.output_tokens = 512;
+        req.request_rate_per_s = 10.0;
+        req.target_ttft_ms = 1000.0;
+        req.target_tpot_ms = 50.0;
     }
     double best = 1e30;
     uint64_t evaluated = 0;

@@ -92,7 +92,7 @@ case_() {
 case_ "estimate qlora" 1 estimate llama-3.1-8b --method qlora --gpu h100-sxm:1 --lora-alpha 32.5
 case_ "estimate fsdp" 1 estimate llama-3.1-70b --gpu h100-sxm:8 --sharding fsdp --grad-ckpt full \
     --gpu-memory-utilization 0.85
-case_ "estimate infer" 1 estimate qwen2.5-7b --method infer --context 8k --batch 16 --kv-dtype fp8
+case_ "estimate infer" 1 estimate qwen2.5-7b --method infer --max-model-len 8k --concurrency 16 --kv-dtype fp8 --gpu h100-sxm
 case_ "tco" 1 tco --gpu h100-sxm:8 --hours-per-day 12.5 --power-price 0.155 --pue 1.25
 case_ "inspect config" 1 inspect "$FIXTURES/hf-configs/qwen3-30b-a3b.json"
 case_ "inspect gguf" 1 inspect "$FIXTURES/weights/llama-2-tiny-random.gguf"

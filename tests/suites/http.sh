@@ -191,8 +191,8 @@ estimate_case "full fsdp 8 gpus" \
     '{"model": "llama-3.1-70b", "method": "full", "gpu": "h100-sxm:8", "sharding": "fsdp", "grad_ckpt": "full", "micro_batch": 2}' \
     llama-3.1-70b --method full --gpu h100-sxm:8 --sharding fsdp --grad-ckpt full --micro-batch 2
 estimate_case "inference" \
-    '{"model": "qwen2.5-7b", "method": "infer", "context": "8k", "batch": 16, "kv_dtype": "fp8", "gpu_memory_utilization": 0.9, "gpu": "l40s"}' \
-    qwen2.5-7b --method infer --context 8k --batch 16 --kv-dtype fp8 --gpu-memory-utilization 0.9 --gpu l40s
+    '{"model": "qwen2.5-7b", "method": "infer", "max_model_len": "8k", "concurrency": 16, "input_tokens": 2048, "output_tokens": 256, "kv_dtype": "fp8", "gpu_memory_utilization": 0.9, "engine": "vllm", "engine_version": "0.11.0", "gpu": "l40s"}' \
+    qwen2.5-7b --method infer --max-model-len 8k --concurrency 16 --input-tokens 2048 --output-tokens 256 --kv-dtype fp8 --gpu-memory-utilization 0.9 --engine vllm --engine-version 0.11.0 --gpu l40s
 request "estimate HEAD-less GET" 405 "$base/v1/estimate"
 post_unknown_gpu=$(curl -s -o "$tmp/body" -w '%{http_code}' -H 'Content-Type: application/json' \
     --data-binary '{"model": "llama-3.1-8b", "gpu": "h100sxm:8"}' "$base/v1/estimate")
@@ -263,14 +263,27 @@ same_as_cli "recommend 70b on-prem by time" recommend \
     '{"model": "llama-3.1-70b", "on_prem": true, "objective": "time", "top": 3, "vendor": "nvidia", "budget": null}' \
     recommend llama-3.1-70b --on-prem --objective time --top 3 --vendor nvidia
 same_as_cli "recommend serving" recommend \
-    '{"model": "qwen2.5-7b", "method": "infer", "concurrency": 32, "context": "8k", "gpu": "l40s,h100-sxm"}' \
-    recommend qwen2.5-7b --method infer --concurrency 32 --context 8k --gpu l40s,h100-sxm
+    '{"model": "qwen2.5-7b", "method": "infer", "concurrency": 32, "max_model_len": "8k", "gpu": "l40s,h100-sxm"}' \
+    recommend qwen2.5-7b --method infer --concurrency 32 --max-model-len 8k --gpu l40s,h100-sxm
+same_as_cli "recommend serving targets" recommend \
+    '{"model": "llama-3.3-70b", "method": "infer", "input_tokens": 2048, "output_tokens": 512, "request_rate": 10, "ttft_ms": 1000, "tpot_ms": 50, "gpu": "h100-sxm,h200-sxm", "top": 2}' \
+    recommend llama-3.3-70b --method infer --input-tokens 2048 --output-tokens 512 --request-rate 10 --ttft-ms 1000 --tpot-ms 50 --gpu h100-sxm,h200-sxm --top 2
+same_as_cli "recommend serving sglang" recommend \
+    '{"model": "qwen2.5-7b", "method": "infer", "engine": "sglang", "concurrency": 64, "tpot_ms": 30, "gpu": "h100-sxm", "top": 1}' \
+    recommend qwen2.5-7b --method infer --engine sglang --concurrency 64 --tpot-ms 30 --gpu h100-sxm --top 1
 rec_post() { # NAME STATUS BODY
     request "$1" "$2" -H 'Content-Type: application/json' --data-binary "$3" "$base/v1/recommend"
 }
 rec_post "recommend nodes refused" 400 '{"model": "llama-3.1-8b", "nodes": 2}' &&
     error_is "recommend nodes" usage '$.nodes'
 rec_post "recommend top 0" 400 '{"model": "llama-3.1-8b", "top": 0}' && error_is "recommend top" usage '$.top'
+rec_post "recommend negative TPOT target" 400 '{"model": "llama-3.1-8b", "method": "infer", "tpot_ms": -1}' &&
+    error_is "recommend tpot_ms" usage '$.tpot_ms'
+rec_post "recommend ep refused" 400 '{"model": "qwen3-30b-a3b", "method": "infer", "ep": 2}' &&
+    error_is "recommend ep" usage '$.ep'
+post "estimate bad engine" 400 '{"model": "llama-3.1-8b", "method": "infer", "engine": "tgi"}' &&
+    error_is "estimate engine" usage '$.engine'
+
 rec_post "recommend bad objective" 400 '{"model": "llama-3.1-8b", "objective": "fast"}' &&
     error_is "recommend objective" usage '$.objective'
 rec_post "recommend missing model" 400 '{"method": "lora"}' && error_is "recommend model" usage '$.model'

@@ -550,7 +550,9 @@ static void test_enormous_job_sizes(void **state)
         { "micro-batch", "1e30" },
         { "micro-batch", "18446744073709551616" },
         { "batch", "1T" },
-        { "context", "99999999999999999999" },
+        { "max-model-len", "99999999999999999999" },
+        { "input-tokens", "1e30" },
+        { "concurrency", "1T" },
         { "tp", "4294967296" },
         { "nodes", "1e12" },
     };
@@ -588,21 +590,37 @@ static void test_enormous_job_sizes(void **state)
         }
         free(report);
     }
-    /* Inference at the maximum batch and context. */
+    /* Serving at the maximum concurrency, lengths and max_model_len: the engine refuses
+     * (a result), and the steady state says why it was not timed. */
     struct gpuplan_job job;
     gpuplan_job_init(&job);
-    char a[32], b[32];
-    max_text("batch", a, sizeof a);
-    max_text("context", b, sizeof b);
+    static const char *const serving_max[] = { "concurrency", "max-model-len", "input-tokens",
+                                               "output-tokens", "max-num-batched-tokens" };
     assert_int_equal(gpuplan_job_set(&job, "method", "infer", &err), GPUPLAN_OK);
-    assert_int_equal(gpuplan_job_set(&job, "batch", a, &err), GPUPLAN_OK);
-    assert_int_equal(gpuplan_job_set(&job, "context", b, &err), GPUPLAN_OK);
-    struct gpuplan_memory_report *report = calloc(1, sizeof *report);
-    assert_non_null(report);
+    for (size_t i = 0; i < sizeof serving_max / sizeof serving_max[0]; i++) {
+        char a[32];
+        max_text(serving_max[i], a, sizeof a);
+        assert_int_equal(gpuplan_job_set(&job, serving_max[i], a, &err), GPUPLAN_OK);
+    }
+    struct gpuplan_estimate *estimate = calloc(1, sizeof *estimate);
+    assert_non_null(estimate);
     gpuplan_error_init(&err);
-    if (gpuplan_estimate_memory(&model, &job, gpu, report, &err) == GPUPLAN_OK)
-        assert_false(report->est.fits);
-    free(report);
+    assert_int_equal(gpuplan_estimate_run(&model, &job, gpu, estimate, &err), GPUPLAN_OK);
+    assert_false(estimate->memory.est.fits);
+    assert_false(estimate->serving.has_time);
+    assert_true(estimate->serving.time_error[0] != '\0');
+    /* One that starts, at the maximum concurrency and lengths: the pool caps it, finite. */
+    assert_int_equal(gpuplan_job_set(&job, "max-model-len", "8192", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&job, "input-tokens", "4096", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&job, "output-tokens", "4096", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&job, "max-num-batched-tokens", "8192", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&job, "gpu", "h100-sxm:8", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_estimate_run(&model, &job, gpu, estimate, &err), GPUPLAN_OK);
+    assert_true(estimate->memory.est.fits);
+    assert_true(estimate->serving.has_time);
+    assert_true(estimate->serving.steady.capped_by_kv);
+    assert_true(isfinite(estimate->serving.steady.tpot_s) && estimate->serving.steady.tpot_s > 0);
+    free(estimate);
     gpuplan_model_release(&model);
     gpuplan_catalog_free(catalog);
 }

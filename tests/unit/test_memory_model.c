@@ -229,37 +229,53 @@ static void test_lora_params(void **state)
     gpuplan_model_release(&m);
 }
 
-static void test_kv_cache_70b(void **state)
+/*
+ * Serving jobs are the engines' accounting (serving.h), not this profile's:
+ * gpuplan_memory_eval leaves an infer job at zero, gpuplan_estimate_memory
+ * gives the engine's weights per rank, its KV pool and whether it starts.
+ */
+static void test_infer_is_the_serving_model(void **state)
 {
     (void)state;
+    struct gpuplan_gpu h100; /* what the serving accounting reads of an H100 SXM */
+    memset(&h100, 0, sizeof h100);
+    snprintf(h100.id, sizeof h100.id, "%s", "h100-sxm");
+    h100.cc_major = 9;
+    h100.memory_bytes = 80ULL * GPUPLAN_BYTES_PER_GIB;
+    h100.has_fp8 = true;
     struct gpuplan_model m;
     load(&m, "llama-3.1-70b");
     struct gpuplan_job job;
     gpuplan_job_init(&job);
     set(&job, "method", "infer");
-    set(&job, "context", "8192");
     struct gpuplan_memory_estimate e;
     eval(&m, &job, NULL, &e);
-    assert_int_equal(e.per_gpu.kv_cache_bytes, 2ULL * 80 * 8 * 128 * 2 * 8192);
-    assert_int_equal(e.per_gpu.weights_bytes, 2 * m.n_params_total);
-    set(&job, "kv-dtype", "fp8");
-    eval(&m, &job, NULL, &e);
-    assert_int_equal(e.per_gpu.kv_cache_bytes, 2ULL * 80 * 8 * 128 * 8192);
-    gpuplan_model_release(&m);
-}
-
-static void test_mla_kv_cache(void **state)
-{
-    (void)state;
-    struct gpuplan_model m;
-    load(&m, "deepseek-v3");
-    struct gpuplan_job job;
-    gpuplan_job_init(&job);
-    set(&job, "method", "infer");
-    set(&job, "context", "4096");
-    struct gpuplan_memory_estimate e;
-    eval(&m, &job, NULL, &e);
-    assert_int_equal(e.kv_bytes_per_seq, (512ULL + 64) * 61 * 2 * 4096);
+    assert_int_equal(e.per_gpu.device_total_bytes, 0);
+    struct gpuplan_memory_report *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, NULL, r, &err), GPUPLAN_OK);
+    /* bf16 weights on one rank, plus RotaryEmbedding's cos_sin_cache (131072 x 128 x 2 B) */
+    assert_true(r->est.per_gpu.weights_bytes > 2 * m.n_params_total);
+    assert_true(r->est.per_gpu.weights_bytes < 2 * m.n_params_total + 64ULL * 1024 * 1024);
+    set(&job, "gpu", "h100-sxm:8");
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, &h100, r, &err), GPUPLAN_OK);
+    assert_true(r->est.fits); /* tp 8 by default: an eighth of the weights per GPU */
+    assert_int_equal(r->est.dp_degree, 1);
+    assert_true(r->est.kv_capacity_tokens > 1000000);
+    assert_true(r->est.max_concurrency > 1.0);
+    set(&job, "gpu", "h100-sxm:2");
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, &h100, r, &err), GPUPLAN_OK);
+    assert_false(r->est.fits); /* 131072 tokens need more than the pool of tp 2 */
+    assert_true(r->est.headroom_bytes < 0);
+    assert_true(r->n_suggestions > 0);
+    bool max_len = false;
+    for (size_t i = 0; i < r->n_suggestions; i++)
+        max_len |= strncmp(r->suggestions[i].change, "--max-model-len ", 16) == 0 &&
+                   r->suggestions[i].fits;
+    assert_true(max_len);
+    free(r);
     gpuplan_model_release(&m);
 }
 
@@ -789,8 +805,7 @@ int main(void)
         cmocka_unit_test(test_peak_moments),
         cmocka_unit_test(test_qlora_weights),
         cmocka_unit_test(test_lora_params),
-        cmocka_unit_test(test_kv_cache_70b),
-        cmocka_unit_test(test_mla_kv_cache),
+        cmocka_unit_test(test_infer_is_the_serving_model),
         cmocka_unit_test(test_zero3_shards_by_n),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_orderings),

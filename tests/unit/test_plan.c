@@ -255,34 +255,6 @@ static void test_fixed_knobs(void **state)
     free(r);
 }
 
-static void test_serving(void **state)
-{
-    (void)state;
-    struct gpuplan_plan_request req;
-    gpuplan_plan_request_init(&req);
-    req.job.method = GPUPLAN_METHOD_INFER;
-    req.method_fixed = true;
-    req.job.context_len = 8192;
-    req.job.batch = 32;
-    req.target_tokens_per_s_per_user = 20.0;
-    req.vendor = GPUPLAN_VENDOR_NVIDIA;
-    struct gpuplan_plan_result *r = run("llama-3.1-70b", &req, GPUPLAN_OK);
-    assert_true(r->n_top >= 1);
-    for (size_t k = 0; k < r->n_top; k++) {
-        const struct gpuplan_plan *p = &r->top[k];
-        check_plan_basics(p);
-        assert_int_equal(p->job.method, GPUPLAN_METHOD_INFER);
-        assert_true(p->tokens_per_s_per_user >= 20.0);
-        assert_true(p->ttft_s > 0.0);
-        assert_int_equal(p->job.batch, 32);
-        assert_int_equal(p->job.tp, p->gpus_per_node);
-        /* FP8 weights only where the GPU has FP8 (Hopper, Ada and newer) */
-        if (p->job.weights_dtype == GPUPLAN_DTYPE_F8_E4M3)
-            assert_true(p->gpu->has_fp8);
-    }
-    free(r);
-}
-
 static void test_nothing_fits_is_a_result(void **state)
 {
     (void)state;
@@ -557,24 +529,12 @@ static void test_tradeoff_note(void **state)
     free(r);
 }
 
-/* DeepSeek-V3: FP8 weights before AWQ for serving; QLoRA warns about MoE in bitsandbytes. */
+/* DeepSeek-V3: QLoRA warns about MoE in bitsandbytes (serving: test_plan_serve.c). */
 static void test_deepseek(void **state)
 {
     (void)state;
-    struct gpuplan_plan_request req;
-    gpuplan_plan_request_init(&req);
-    req.job.method = GPUPLAN_METHOD_INFER;
-    req.method_fixed = true;
-    req.job.context_len = 8192;
-    req.job.batch = 64;
-    struct gpuplan_plan_result *r = run("deepseek-v3", &req, GPUPLAN_OK);
-    assert_true(r->n_top >= 1);
-    assert_int_not_equal(r->top[0].job.weights_dtype, GPUPLAN_DTYPE_AWQ4);
-    for (size_t k = 1; k < r->n_top; k++)
-        assert_true(!r->top[k - 1].compromise || r->top[k].compromise);
-    free(r);
-    r = training("deepseek-v3", GPUPLAN_METHOD_QLORA, 100000000ULL, NULL, GPUPLAN_WHERE_ANY,
-                 GPUPLAN_OBJECTIVE_COST, 0);
+    struct gpuplan_plan_result *r = training("deepseek-v3", GPUPLAN_METHOD_QLORA, 100000000ULL,
+                                             NULL, GPUPLAN_WHERE_ANY, GPUPLAN_OBJECTIVE_COST, 0);
     assert_true(r->n_top >= 1);
     assert_true(has_plan_warning(&r->top[0], "QLoRA on a MoE model"));
     free(r);
@@ -585,7 +545,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_constraints_and_ranking),
         cmocka_unit_test(test_fixed_knobs),
-        cmocka_unit_test(test_serving),
         cmocka_unit_test(test_nothing_fits_is_a_result),
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_json_contract),

@@ -8,6 +8,8 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/gpuplan.h"
 
+#include <math.h>
+
 static void load(struct gpuplan_model *m, const char *name)
 {
     char rel[256];
@@ -30,12 +32,12 @@ static struct gpuplan_memory_estimate run(const struct gpuplan_model *m, const c
     gpuplan_error_init(&err);
     for (size_t i = 0; opts[i]; i += 2)
         assert_int_equal(gpuplan_job_set(&job, opts[i], opts[i + 1], &err), GPUPLAN_OK);
-    struct gpuplan_memory_profile p;
-    assert_int_equal(
-        gpuplan_memory_profile_build(&p, m, job.lora_target_roles, job.lora_rank, &err),
-        GPUPLAN_OK);
-    struct gpuplan_memory_estimate e;
-    gpuplan_memory_eval(&p, &job, NULL, &e);
+    /* gpuplan_estimate_memory: the training model, or the serving engines' for infer jobs */
+    struct gpuplan_memory_report *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    assert_int_equal(gpuplan_estimate_memory(m, &job, NULL, r, &err), GPUPLAN_OK);
+    const struct gpuplan_memory_estimate e = r->est;
+    free(r);
     return e;
 }
 
@@ -132,7 +134,8 @@ static void test_s7(void **state)
         "figure\n",
         gb(a.per_gpu.weights_bytes), gb(b.per_gpu.weights_bytes));
     assert_true(gb(b.per_gpu.weights_bytes) > 275.0 && gb(b.per_gpu.weights_bytes) < 290.0);
-    assert_true(gb(a.per_gpu.weights_bytes) * 2.0 == gb(b.per_gpu.weights_bytes));
+    /* the linears double; the 16-bit embedding, head and rotary cache stay as loaded */
+    assert_true(fabs(gb(b.per_gpu.weights_bytes) / gb(a.per_gpu.weights_bytes) - 2.0) < 0.05);
     const char *const q[] = { "method", "qlora", "seq-len", "4096", "micro-batch", "2", NULL };
     const struct gpuplan_memory_estimate ql = run(&m, q);
     printf(

@@ -1,7 +1,8 @@
 /*
  * estimate.c - `gpuplan estimate` as one value (estimate.h): the memory
  * report, then with a GPU the time of the same job and its cloud cost at
- * the catalog's on-demand rate.
+ * the catalog's on-demand rate; a serving job is the serving module's
+ * (serving_estimate.c) with its cost per million output tokens.
  *
  * Not here: the memory formulas (memory_model.c), the time model
  * (throughput.c), the cost formulas (cost.c), formatting (render_estimate.c).
@@ -11,22 +12,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "estimate/serving_internal.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/units.h"
 
-/*
- * Training: GPU-hours and the cloud run (gpuplan_cost_cloud_run_usd).
- * Serving: one hour of all the GPUs over the tokens decoded in that hour at
- * this batch (gpuplan_cost_usd_per_mtok).
- */
+static void cost_init(const struct gpuplan_job *job,
+                      const struct gpuplan_gpu *gpu,
+                      struct gpuplan_estimate_cost *c)
+{
+    memset(c, 0, sizeof *c);
+    c->n_gpus = (job->gpus_per_node ? job->gpus_per_node : 1) * (job->nodes ? job->nodes : 1);
+    c->usd_per_gpu_hour = gpu->cloud_usd_per_hour;
+}
+
+/* Training: GPU-hours and the cloud run (gpuplan_cost_cloud_run_usd). */
 static void estimate_cost(const struct gpuplan_job *job,
                           const struct gpuplan_gpu *gpu,
                           const struct gpuplan_throughput *t,
                           struct gpuplan_estimate_cost *c)
 {
-    memset(c, 0, sizeof *c);
-    c->n_gpus = (job->gpus_per_node ? job->gpus_per_node : 1) * (job->nodes ? job->nodes : 1);
-    c->usd_per_gpu_hour = gpu->cloud_usd_per_hour;
+    cost_init(job, gpu, c);
     if (t->has_train_time) {
         c->has_gpu_hours = true;
         c->gpu_hours = t->train_hours * c->n_gpus;
@@ -36,11 +41,21 @@ static void estimate_cost(const struct gpuplan_job *job,
                 gpuplan_cost_cloud_run_usd(t->train_hours, c->n_gpus, c->usd_per_gpu_hour);
         }
     }
-    if (t->is_inference && c->usd_per_gpu_hour > 0 && t->decode_tokens_per_s > 0) {
+}
+
+/* Serving: one hour of all the GPUs over the output tokens of that hour at the job's load
+ * (gpuplan_cost_usd_per_mtok). */
+static void serving_cost(const struct gpuplan_job *job,
+                         const struct gpuplan_gpu *gpu,
+                         const struct gpuplan_estimate_serving *sv,
+                         struct gpuplan_estimate_cost *c)
+{
+    cost_init(job, gpu, c);
+    if (sv->has_time && c->usd_per_gpu_hour > 0 && sv->output_tokens_per_s > 0) {
         c->has_usd_per_mtok = true;
         c->usd_per_mtok = gpuplan_cost_usd_per_mtok(
             gpuplan_cost_cloud_run_usd(1.0, c->n_gpus, c->usd_per_gpu_hour),
-            t->decode_tokens_per_s);
+            sv->output_tokens_per_s);
     }
 }
 
@@ -51,7 +66,10 @@ enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
                                          struct gpuplan_error *err)
 {
     memset(out, 0, sizeof *out);
-    const enum gpuplan_status st = gpuplan_estimate_memory(model, job, gpu, &out->memory, err);
+    out->is_serving = job->method == GPUPLAN_METHOD_INFER;
+    const enum gpuplan_status st =
+        out->is_serving ? serving_estimate(model, job, gpu, &out->memory, &out->serving, err)
+                        : gpuplan_estimate_memory(model, job, gpu, &out->memory, err);
     if (st != GPUPLAN_OK)
         return st;
     (void)snprintf(out->model_id, sizeof out->model_id, "%s", model->id);
@@ -62,6 +80,10 @@ enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
     out->has_gpu = true;
     (void)snprintf(out->gpu_id, sizeof out->gpu_id, "%s", gpu->id);
     (void)snprintf(out->gpu_cloud_date, sizeof out->gpu_cloud_date, "%s", gpu->cloud_date);
+    if (out->is_serving) {
+        serving_cost(&out->job, gpu, &out->serving, &out->cost);
+        return GPUPLAN_OK;
+    }
     struct gpuplan_error why;
     gpuplan_error_init(&why);
     out->has_throughput =

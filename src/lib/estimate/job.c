@@ -39,13 +39,21 @@ static const char *const offload_names[] = { "none", "optimizer", "params", "opt
                                              "nvme", NULL };
 static const char *const quant_names[] = { "nf4", "nf4-dq", "torchao-nf4", "int8", NULL };
 static const char *const fsdp_wrap_names[] = { "layers", "layers+embeddings", NULL };
-static const char *const kv_dtype_names[] = { "bf16", "fp16", "fp8", NULL };
+static const char *const kv_dtype_names[] = { "auto",     "fp8",      "bf16",     "fp16",    "fp32",
+                                              "fp8_e4m3", "fp8_e5m2", "bfloat16", "float16", NULL };
+static const char *const engine_names[] = { "vllm", "sglang", NULL };
 static const char *const yes_no_names[] = { "no", "yes", NULL };
 static const char *const compile_names[] = { "no", "yes", "blocks", NULL };
 /* The dtypes the choices of --quant and --kv-dtype store, in their order. */
 static const int quant_dtypes[] = { GPUPLAN_DTYPE_NF4, GPUPLAN_DTYPE_NF4_DQ,
                                     GPUPLAN_DTYPE_NF4_TORCHAO, GPUPLAN_DTYPE_INT8 };
-static const int kv_dtypes[] = { GPUPLAN_DTYPE_BF16, GPUPLAN_DTYPE_F16, GPUPLAN_DTYPE_F8_E4M3 };
+/* --kv-dtype as --kv-cache-dtype spells it: fp8_e4m3/fp8_e5m2 are fp8 (one byte), the long
+ * names aliases of bf16 and fp16. */
+static const int kv_dtypes[] = { GPUPLAN_SERVING_KV_AUTO, GPUPLAN_SERVING_KV_FP8,
+                                 GPUPLAN_SERVING_KV_BF16, GPUPLAN_SERVING_KV_FP16,
+                                 GPUPLAN_SERVING_KV_FP32, GPUPLAN_SERVING_KV_FP8,
+                                 GPUPLAN_SERVING_KV_FP8,  GPUPLAN_SERVING_KV_BF16,
+                                 GPUPLAN_SERVING_KV_FP16 };
 
 /* --compile no|yes|blocks: yes compiles the blocks and the loss, blocks only the blocks. */
 static enum gpuplan_status set_compile(void *dest,
@@ -293,9 +301,12 @@ static enum gpuplan_status parse_gpu(void *dest,
 }
 
 /*
- * Serving weight formats. GGUF K-quant mixes (Q4_K_M, Q5_K_S) are modelled
- * as their base type (Q4_K, Q5_K): llama.cpp's _M variants keep some tensors
- * in Q6_K, so this underestimates those by a few percent (documented).
+ * Serving weight formats: auto (as the checkpoint stores them), or the
+ * format the block linears are loaded in (fp8: --quantization fp8 or an
+ * fp8 checkpoint; awq, gptq, mxfp4, nvfp4, int8: a checkpoint in that
+ * format). GGUF K-quant mixes (Q4_K_M, Q5_K_S) are modelled as their base
+ * type (Q4_K, Q5_K): llama.cpp's _M variants keep some tensors in Q6_K, so
+ * this underestimates those by a few percent (documented).
  */
 static enum gpuplan_status parse_weights(void *dest,
                                          const struct gpuplan_option *opt,
@@ -305,6 +316,10 @@ static enum gpuplan_status parse_weights(void *dest,
     (void)opt;
     struct gpuplan_job *job = dest;
     enum gpuplan_dtype d = GPUPLAN_DTYPE_UNKNOWN;
+    if (strcasecmp(value, "auto") == 0) {
+        job->weights_dtype = GPUPLAN_DTYPE_UNKNOWN;
+        return GPUPLAN_OK;
+    }
     if (strncasecmp(value, "gguf-", 5) == 0) {
         char name[32];
         snprintf(name, sizeof name, "%s", value + 5);
@@ -319,8 +334,8 @@ static enum gpuplan_status parse_weights(void *dest,
     } else if (strcasecmp(value, "nf4") == 0) {
         d = GPUPLAN_DTYPE_NF4;
     } else {
-        static const char *const plain[] = { "bf16", "fp16", "fp8",  "int8",
-                                             "awq",  "gptq", "fp32", "nf4-dq" };
+        static const char *const plain[] = { "bf16", "fp16", "fp8",    "int8",  "awq",
+                                             "gptq", "fp32", "nf4-dq", "mxfp4", "nvfp4" };
         for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
             if (strcasecmp(value, plain[i]) == 0)
                 d = gpuplan_dtype_from_name(value);
@@ -328,11 +343,31 @@ static enum gpuplan_status parse_weights(void *dest,
     }
     if (d == GPUPLAN_DTYPE_UNKNOWN) {
         gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'--weights' is '%s'; must be one of %s",
-                          value, "bf16|fp16|fp8|int8|awq|gptq|nf4|gguf-TYPE");
+                          value, "auto|bf16|fp16|fp8|int8|awq|gptq|mxfp4|nvfp4|nf4|gguf-TYPE");
         gpuplan_error_hint(err, "GGUF types look like gguf-Q4_K_M, gguf-Q8_0, gguf-IQ4_XS");
         return GPUPLAN_ERR_USAGE;
     }
     job->weights_dtype = d;
+    return GPUPLAN_OK;
+}
+
+/* --engine-version: "0.11.0", "v0.9.2.dev364+gb432b7a28"; how old is the engine's call. */
+static enum gpuplan_status parse_engine_version(void *dest,
+                                                const struct gpuplan_option *opt,
+                                                const char *value,
+                                                struct gpuplan_error *err)
+{
+    (void)opt;
+    struct gpuplan_job *job = dest;
+    uint32_t major = 0, minor = 0, patch = 0;
+    if (strlen(value) >= sizeof job->engine_version ||
+        !gpuplan_serving_version_parse(value, &major, &minor, &patch)) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                          "'--engine-version' is '%.40s'; must be a version such as 0.11.0", value);
+        gpuplan_error_hint(err, "the version the engine prints at start-up, e.g. 0.27.0 or 0.5.7");
+        return GPUPLAN_ERR_USAGE;
+    }
+    (void)snprintf(job->engine_version, sizeof job->engine_version, "%s", value);
     return GPUPLAN_OK;
 }
 
@@ -578,9 +613,9 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .kind = GPUPLAN_OPTION_COUNT,
       .field = GPUPLAN_FIELD_U32,
       JOB(tp),
-      NO_SET,
+      SET(tp_set),
       .arg = "N",
-      .help = GPUPLAN_N_("tensor-parallel degree"),
+      .help = GPUPLAN_N_("tensor-parallel degree (serving: the GPUs of one server)"),
       .default_value = "1",
       .count_min = 1,
       .count_max = GPUPLAN_JOB_MAX_DEGREE,
@@ -589,9 +624,9 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .kind = GPUPLAN_OPTION_COUNT,
       .field = GPUPLAN_FIELD_U32,
       JOB(pp),
-      NO_SET,
+      SET(pp_set),
       .arg = "N",
-      .help = GPUPLAN_N_("pipeline-parallel degree"),
+      .help = GPUPLAN_N_("pipeline-parallel degree (serving: the servers)"),
       .default_value = "1",
       .count_min = 1,
       .count_max = GPUPLAN_JOB_MAX_DEGREE,
@@ -616,33 +651,87 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .count_min = 1,
       .count_max = GPUPLAN_JOB_MAX_DEGREE,
       .flags = GPUPLAN_OPTION_SEARCHED },
-    { .name = "context",
+    /* Serving (--method infer): the engine's flags, as `vllm serve` / SGLang spell them. */
+    { .name = "engine",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_INT,
+      JOB(engine),
+      NO_SET,
+      .help = GPUPLAN_N_("serving: the engine whose start-up accounting and defaults apply"),
+      .default_value = "vllm",
+      .choices = engine_names },
+    { .name = "engine-version",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_CHARS,
+      JOB(engine_version),
+      NO_SET,
+      .arg = "X.Y.Z",
+      .help = GPUPLAN_N_("serving: the engine's version (its defaults and accounting change with "
+                         "it)"),
+      .default_doc = GPUPLAN_N_("the newest modelled (docs/serving.md, \"Versions\")"),
+      .parse = parse_engine_version },
+    { .name = "gpu-memory-utilization",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      JOB(gpu_memory_utilization),
+      NO_SET,
+      .arg = "F",
+      .help = GPUPLAN_N_("serving: vLLM's share of the GPU's total memory (SGLang: "
+                         "--mem-fraction-static)"),
+      .default_doc = GPUPLAN_N_("the engine's (vLLM 0.9)"),
+      .real_min = MIN_GPU_MEMORY_UTILIZATION,
+      .real_max = 1.0 },
+    { .name = "mem-fraction-static",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      JOB(gpu_memory_utilization),
+      NO_SET,
+      .arg = "F",
+      .help = GPUPLAN_N_("serving: SGLang's share of the memory free at start-up for weights and "
+                         "KV cache (the field --gpu-memory-utilization sets)"),
+      .default_doc = GPUPLAN_N_("the engine's (by GPU memory and version)"),
+      .real_min = MIN_GPU_MEMORY_UTILIZATION,
+      .real_max = 1.0 },
+    { .name = "max-model-len",
       .kind = GPUPLAN_OPTION_COUNT,
       .field = GPUPLAN_FIELD_U64,
-      JOB(context_len),
+      JOB(max_model_len),
       NO_SET,
       .arg = "N",
-      .help = GPUPLAN_N_("inference: tokens of context per sequence"),
-      .default_value = "4096",
+      .help = GPUPLAN_N_("serving: the longest request in tokens the engine starts for (SGLang "
+                         "--context-length)"),
+      .default_doc = GPUPLAN_N_("the model's max_position_embeddings"),
       .count_min = 1,
       .count_max = MAX_SEQ_LEN },
-    { .name = "batch",
+    { .name = "max-num-seqs",
       .kind = GPUPLAN_OPTION_COUNT,
-      .field = GPUPLAN_FIELD_U64,
-      JOB(batch),
+      .field = GPUPLAN_FIELD_U32,
+      JOB(max_num_seqs),
       NO_SET,
       .arg = "N",
-      .help = GPUPLAN_N_("inference: concurrent sequences"),
-      .default_value = "1",
+      .help = GPUPLAN_N_("serving: requests the engine runs at once (SGLang "
+                         "--max-running-requests)"),
+      .default_doc = GPUPLAN_N_("the engine's (256 or 1024 by version and GPU)"),
       .count_min = 1,
       .count_max = GPUPLAN_JOB_MAX_BATCH },
+    { .name = "max-num-batched-tokens",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U64,
+      JOB(max_num_batched_tokens),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("serving: tokens one engine step takes, the prefill chunk (SGLang "
+                         "--chunked-prefill-size)"),
+      .default_doc = GPUPLAN_N_("the engine's (2048-16384 by version and GPU)"),
+      .count_min = 1,
+      .count_max = MAX_SEQ_LEN },
     { .name = "kv-dtype",
       .kind = GPUPLAN_OPTION_CHOICE,
       .field = GPUPLAN_FIELD_INT,
       JOB(kv_dtype),
       NO_SET,
-      .help = GPUPLAN_N_("inference: KV cache element type"),
-      .default_value = "bf16",
+      .help = GPUPLAN_N_("serving: KV cache element type (--kv-cache-dtype; auto = the model's)"),
+      .default_value = "auto",
       .choices = kv_dtype_names,
       .choice_values = kv_dtypes,
       .axis = GPUPLAN_AXIS_KV_DTYPE },
@@ -650,21 +739,73 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .kind = GPUPLAN_OPTION_TEXT,
       .field = GPUPLAN_FIELD_NONE,
       NO_SET,
-      .arg = "bf16|fp16|fp8|int8|awq|gptq|nf4|gguf-TYPE",
-      .help = GPUPLAN_N_("inference: weight format (gguf-Q4_K_M, gguf-Q8_0, ...)"),
-      .default_value = "bf16",
+      .arg = "FORMAT",
+      .help = GPUPLAN_N_("serving: weight format as loaded: auto (as the checkpoint stores them), "
+                         "bf16, fp16, fp8 (--quantization fp8), int8, awq, gptq, mxfp4, nvfp4, "
+                         "nf4, gguf-TYPE (gguf-Q4_K_M, ...)"),
+      .default_value = "auto",
       .parse = parse_weights,
       .axis = GPUPLAN_AXIS_WEIGHTS },
-    { .name = "gpu-memory-utilization",
-      .kind = GPUPLAN_OPTION_REAL,
-      .field = GPUPLAN_FIELD_DOUBLE,
-      JOB(gpu_memory_utilization),
+    { .name = "enforce-eager",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_BOOL,
+      JOB(enforce_eager),
       NO_SET,
-      .arg = "F",
-      .help = GPUPLAN_N_("inference: fraction of GPU memory the engine may use"),
-      .default_value = "0.90",
-      .real_min = MIN_GPU_MEMORY_UTILIZATION,
-      .real_max = 1.0 },
+      .help = GPUPLAN_N_("serving: no CUDA graphs (vLLM --enforce-eager, SGLang "
+                         "--disable-cuda-graph)"),
+      .default_value = "no",
+      .choices = yes_no_names },
+    { .name = "ep",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      JOB(ep),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("serving: expert-parallel degree for routed experts (1 = off)"),
+      .default_value = "1",
+      .count_min = 1,
+      .count_max = GPUPLAN_JOB_MAX_DEGREE,
+      .flags = GPUPLAN_OPTION_SEARCHED },
+    { .name = "input-tokens",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U64,
+      JOB(input_tokens),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("serving: prompt tokens per request"),
+      .default_value = "1024",
+      .count_min = 1,
+      .count_max = MAX_SEQ_LEN },
+    { .name = "output-tokens",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U64,
+      JOB(output_tokens),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("serving: generated tokens per request"),
+      .default_value = "128",
+      .count_min = 1,
+      .count_max = MAX_SEQ_LEN },
+    { .name = "concurrency",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U64,
+      JOB(concurrency),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("serving: requests in flight, all replicas together"),
+      .default_value = "1",
+      .count_min = 1,
+      .count_max = GPUPLAN_JOB_MAX_BATCH },
+    { .name = "batch",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U64,
+      JOB(concurrency),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("serving: the same as --concurrency"),
+      .default_value = "1",
+      .count_min = 1,
+      .count_max = GPUPLAN_JOB_MAX_BATCH },
     { .name = "tokens",
       .kind = GPUPLAN_OPTION_COUNT,
       .field = GPUPLAN_FIELD_U64,
@@ -725,10 +866,24 @@ void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
     const uint64_t n_gpus = (uint64_t)out->gpus_per_node * out->nodes;
     if (!out->sharding_set)
         out->sharding = n_gpus > 1 ? GPUPLAN_SHARDING_DDP : GPUPLAN_SHARDING_NONE;
+    if (out->method == GPUPLAN_METHOD_INFER) {
+        /* vLLM and SGLang split a model with tensor parallelism over the GPUs of a server
+         * (NVLink/xGMI) and pipeline stages across servers; what is left over runs as
+         * data-parallel replicas. */
+        out->sharding = GPUPLAN_SHARDING_NONE;
+        if (!out->tp_set && !out->pp_set) {
+            out->tp = out->gpus_per_node;
+            out->pp = out->nodes;
+        } else if (!out->pp_set) {
+            out->pp = out->tp >= out->gpus_per_node ? out->nodes : 1;
+        }
+    }
     if (out->tp == 0)
         out->tp = 1;
     if (out->pp == 0)
         out->pp = 1;
+    if (out->ep == 0)
+        out->ep = 1;
 }
 
 static const char *choice_name(const char *const *names, size_t count, unsigned v)
@@ -771,4 +926,27 @@ const char *gpuplan_sharding_name(enum gpuplan_sharding v)
 const char *gpuplan_offload_name(enum gpuplan_offload v)
 {
     return choice_name(offload_names, N_OF(offload_names), (unsigned)v);
+}
+
+const char *gpuplan_weights_name(enum gpuplan_dtype weights, char *out, size_t cap)
+{
+    static const struct {
+        enum gpuplan_dtype dtype;
+        const char *name;
+    } names[] = {
+        { GPUPLAN_DTYPE_UNKNOWN, "auto" }, { GPUPLAN_DTYPE_BF16, "bf16" },
+        { GPUPLAN_DTYPE_F16, "fp16" },     { GPUPLAN_DTYPE_F32, "fp32" },
+        { GPUPLAN_DTYPE_F8_E4M3, "fp8" },  { GPUPLAN_DTYPE_INT8, "int8" },
+        { GPUPLAN_DTYPE_AWQ4, "awq" },     { GPUPLAN_DTYPE_GPTQ4, "gptq" },
+        { GPUPLAN_DTYPE_MXFP4, "mxfp4" },  { GPUPLAN_DTYPE_NVFP4, "nvfp4" },
+        { GPUPLAN_DTYPE_NF4, "nf4" },      { GPUPLAN_DTYPE_NF4_DQ, "nf4-dq" },
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (names[i].dtype == weights) {
+            (void)snprintf(out, cap, "%s", names[i].name);
+            return out;
+        }
+    }
+    (void)snprintf(out, cap, "gguf-%s", gpuplan_dtype_name(weights)); /* the GGUF types */
+    return out;
 }

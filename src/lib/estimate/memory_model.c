@@ -1,5 +1,7 @@
 /*
- * memory_model.c - bytes per GPU and per host for training and serving.
+ * memory_model.c - bytes per GPU and per host for training (serving is the
+ * engines' accounting: serving_estimate.c, which gpuplan_estimate_memory
+ * calls for an infer job).
  *
  * Profile (once per model and LoRA setup) + closed-form evaluation (per
  * candidate, allocation-free). Derivations are given next to each formula
@@ -28,6 +30,7 @@
 
 #include "estimate/device_internal.h"
 #include "estimate/job_internal.h"
+#include "estimate/serving_internal.h"
 #include "gpuplan/units.h"
 
 #define ROLE_BIT(r) (1ULL << (r))
@@ -52,11 +55,6 @@
  */
 #define NVME_SWAP_BUFFERS         2.0
 #define NVME_SWAP_BYTES_PER_PARAM 16.0
-/* vLLM chunked prefill: max_num_batched_tokens default of the V1 engine for online serving
- * (assumption). */
-#define PREFILL_CHUNK_TOKENS 8192.0
-/* Serving activations are 16-bit (vLLM runs bf16/fp16 activations whatever the weight format). */
-#define SERVING_ACT_BYTES 2.0
 
 /*
  * Assumptions that are not fitted to any row (docs/formulas.md, "overheads"):
@@ -1061,54 +1059,6 @@ static double training_activations(const struct gpuplan_memory_profile *p,
 }
 
 /*
- * Inference: KV cache = kv_cache_width * L * bytes * context * batch, with
- * kv_cache_width = 2 * n_kv_heads * head_dim (GQA), or kv_lora_rank +
- * qk_rope_head_dim for DeepSeek MLA (the latent is cached, not k and v);
- * KV heads are split over TP (replicated when fewer heads than ranks).
- * Activations: one prefill chunk of up to 8192 tokens through one block
- * (c * (2h + q + 2kv + 2I) per token) plus fp32 logits of the last token of
- * every sequence.
- */
-static void inference_memory(const struct gpuplan_memory_profile *p,
-                             const struct gpuplan_job *j,
-                             struct gpuplan_memory_estimate *e,
-                             double *weights,
-                             double *kv,
-                             double *act)
-{
-    const double tp = j->tp ? (double)j->tp : 1.0;
-    const double pp = j->pp ? (double)j->pp : 1.0;
-    const enum gpuplan_dtype wd = j->weights_dtype;
-    const bool wide =
-        wd == GPUPLAN_DTYPE_BF16 || wd == GPUPLAN_DTYPE_F16 || wd == GPUPLAN_DTYPE_F32;
-    /* Quantised formats quantise the linears; embeddings, head and norms stay 16-bit (vLLM/HF). */
-    *weights =
-        (wide ? dtype_bytes_d(wd, (double)p->n_params)
-              : dtype_bytes_d(wd, (double)p->linear_params) + 2.0 * (double)p->other_params) /
-        (tp * pp);
-    double kv_width = (double)p->kv_cache_width;
-    if (p->kv_cache_width == 2 * p->kv_width && p->head_dim) {
-        double heads = (double)(p->kv_width / p->head_dim) / tp;
-        if (heads < 1.0)
-            heads = 1.0;
-        kv_width = 2.0 * heads * (double)p->head_dim;
-    }
-    const double per_seq = kv_width * ((double)p->n_layers / pp) * dtype_bytes_d(j->kv_dtype, 1.0) *
-                           (double)j->context_len;
-    e->kv_bytes_per_seq = gpuplan_bytes_from_double(per_seq);
-    *kv = per_seq * (double)j->batch;
-    double chunk = (double)j->context_len * (double)j->batch;
-    if (chunk > PREFILL_CHUNK_TOKENS)
-        chunk = PREFILL_CHUNK_TOKENS;
-    const double c = SERVING_ACT_BYTES;
-    *act =
-        chunk * c *
-            (2.0 * (double)p->hidden +
-             ((double)p->q_width + 2.0 * (double)p->kv_width + 2.0 * (double)p->mlp_width) / tp) +
-        4.0 * (double)p->vocab * (double)j->batch / tp;
-}
-
-/*
  * The largest double that converts to int64_t safely: below INT64_MAX
  * (9.22e18), where a double past it has no int64_t value (C17 6.3.1.4).
  */
@@ -1325,17 +1275,8 @@ static double paged_resident(const struct gpuplan_job *job,
     return paged;
 }
 
-/*
- * The fit verdict on `gpu`; serving: how many sequences the KV budget holds
- * (vLLM: total * gpu_memory_utilization - weights - activation peak -
- * non-torch memory).
- */
-static void verdict(const struct gpuplan_job *job,
-                    const struct gpuplan_gpu *gpu,
-                    const struct categories *c,
-                    double context,
-                    double nccl,
-                    struct gpuplan_memory_estimate *out)
+/* The fit verdict on `gpu`. */
+static void verdict(const struct gpuplan_gpu *gpu, struct gpuplan_memory_estimate *out)
 {
     out->has_gpu = true;
     out->gpu_usable_bytes =
@@ -1343,12 +1284,6 @@ static void verdict(const struct gpuplan_job *job,
     out->fits = out->per_gpu.device_total_bytes <= out->gpu_usable_bytes;
     out->headroom_bytes =
         saturate_i64((double)out->gpu_usable_bytes - (double)out->per_gpu.device_total_bytes);
-    if (job->method == GPUPLAN_METHOD_INFER && out->kv_bytes_per_seq > 0) {
-        const double budget = (double)out->gpu_usable_bytes * job->gpu_memory_utilization -
-                              c->weights - c->act - context - nccl;
-        out->max_concurrent_seqs =
-            budget > 0.0 ? (uint64_t)(budget / (double)out->kv_bytes_per_seq) : 0;
-    }
 }
 
 void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
@@ -1364,22 +1299,19 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
     out->dp_degree = (uint32_t)(d.dp > UINT32_MAX ? UINT32_MAX : d.dp);
     out->shard_degree = (uint32_t)(d.shard > UINT32_MAX ? UINT32_MAX : d.shard);
 
+    if (job.method == GPUPLAN_METHOD_INFER)
+        return; /* serving is the engines' accounting (serving_estimate.c), not this profile's */
     struct categories c;
     memset(&c, 0, sizeof c);
-    double allocated, managed = 0.0;
-    if (job.method == GPUPLAN_METHOD_INFER) {
-        inference_memory(profile, &job, out, &c.weights, &c.kv, &c.act);
-        allocated = c.weights + c.grads + c.optim + c.act + c.adapters + c.kv + c.overhead;
-    } else {
-        const struct states s = model_states(profile, &job, (double)d.shard, (double)d.mp);
-        struct act_peak ap;
-        memset(&ap, 0, sizeof ap);
-        const double act = training_activations(profile, &job, &ap);
-        training_categories(profile, &job, &s, act, &c);
-        allocated = training_peak(&job, &s, &ap, &c); /* the moments, not the sum */
-        if (is_paged(job.optimizer) && gpu)
-            managed = paged_resident(&job, gpu, &s, allocated, d.n_gpus, &c);
-    }
+    double managed = 0.0;
+    const struct states s = model_states(profile, &job, (double)d.shard, (double)d.mp);
+    struct act_peak ap;
+    memset(&ap, 0, sizeof ap);
+    const double act = training_activations(profile, &job, &ap);
+    training_categories(profile, &job, &s, act, &c);
+    const double allocated = training_peak(&job, &s, &ap, &c); /* the moments, not the sum */
+    if (is_paged(job.optimizer) && gpu)
+        managed = paged_resident(&job, gpu, &s, allocated, d.n_gpus, &c);
     const double reserved = allocated * (1.0 + ALLOCATOR_SLACK);
     const double context = cuda_context_bytes(gpu);
     const double nccl = nccl_bytes(d.n_gpus);
@@ -1398,7 +1330,7 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
     g->managed_bytes = gpuplan_bytes_from_double(managed);
     out->host_ram_bytes = gpuplan_bytes_from_double(c.host);
     if (gpu)
-        verdict(&job, gpu, &c, context, nccl, out);
+        verdict(gpu, out);
 }
 
 /* ---- suggestions -------------------------------------------------------- */
@@ -1456,40 +1388,29 @@ static void suggest(struct gpuplan_memory_report *r,
                     const struct gpuplan_job *job,
                     const struct gpuplan_gpu *gpu)
 {
-    if (job->method != GPUPLAN_METHOD_INFER) {
-        if (job->grad_ckpt != GPUPLAN_CKPT_FULL)
-            try_option(r, p, job, gpu, "grad-ckpt", "full");
-        if (job->method == GPUPLAN_METHOD_FULL)
-            try_option(r, p, job, gpu, "method", "lora");
-        if (job->method != GPUPLAN_METHOD_QLORA)
-            try_option(r, p, job, gpu, "method", "qlora");
-        if (job->optimizer == GPUPLAN_OPTIMIZER_ADAMW)
-            try_option(r, p, job, gpu, "optimizer", "adamw-8bit");
-        if (job->micro_batch > 1)
-            try_option(r, p, job, gpu, "micro-batch", "1");
-        if (job->offload == GPUPLAN_OFFLOAD_NONE)
-            try_option(r, p, job, gpu, "offload", "optimizer");
-        if (!job->compile)
-            try_option(r, p, job, gpu, "compile", "yes");
-    } else if (job->weights_dtype == GPUPLAN_DTYPE_BF16 ||
-               job->weights_dtype == GPUPLAN_DTYPE_F16) {
-        try_option(r, p, job, gpu, "weights", "fp8");
-        try_option(r, p, job, gpu, "weights", "awq");
-    }
+    if (job->grad_ckpt != GPUPLAN_CKPT_FULL)
+        try_option(r, p, job, gpu, "grad-ckpt", "full");
+    if (job->method == GPUPLAN_METHOD_FULL)
+        try_option(r, p, job, gpu, "method", "lora");
+    if (job->method != GPUPLAN_METHOD_QLORA)
+        try_option(r, p, job, gpu, "method", "qlora");
+    if (job->optimizer == GPUPLAN_OPTIMIZER_ADAMW)
+        try_option(r, p, job, gpu, "optimizer", "adamw-8bit");
+    if (job->micro_batch > 1)
+        try_option(r, p, job, gpu, "micro-batch", "1");
+    if (job->offload == GPUPLAN_OFFLOAD_NONE)
+        try_option(r, p, job, gpu, "offload", "optimizer");
+    if (!job->compile)
+        try_option(r, p, job, gpu, "compile", "yes");
     if (job->attention == GPUPLAN_ATTN_EAGER)
         try_option(r, p, job, gpu, "attention", "flash");
     if (job->gpus_per_node < SUGGEST_MAX_GPUS_PER_NODE) {
         char text[128];
         struct gpuplan_job j = *job;
         j.gpus_per_node = job->gpus_per_node * 2;
-        if (job->method == GPUPLAN_METHOD_INFER) {
-            j.tp = job->tp * 2;
-            snprintf(text, sizeof text, "--gpu %s:%u --tp %u", gpu->id, j.gpus_per_node, j.tp);
-        } else {
-            j.sharding = GPUPLAN_SHARDING_FSDP;
-            j.sharding_set = true;
-            snprintf(text, sizeof text, "--gpu %s:%u --sharding fsdp", gpu->id, j.gpus_per_node);
-        }
+        j.sharding = GPUPLAN_SHARDING_FSDP;
+        j.sharding_set = true;
+        snprintf(text, sizeof text, "--gpu %s:%u --sharding fsdp", gpu->id, j.gpus_per_node);
         add_suggestion(r, p, &j, gpu, text);
     }
     qsort(r->suggestions, r->n_suggestions, sizeof r->suggestions[0], suggestion_cmp);
@@ -1501,6 +1422,8 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
                                             struct gpuplan_memory_report *out,
                                             struct gpuplan_error *err)
 {
+    if (job->method == GPUPLAN_METHOD_INFER)
+        return serving_estimate(model, job, gpu, out, NULL, err);
     memset(out, 0, sizeof *out);
     const uint64_t n_gpus = (uint64_t)job->gpus_per_node * job->nodes;
     const uint64_t mp = (uint64_t)(job->tp ? job->tp : 1) * (job->pp ? job->pp : 1);
@@ -1541,8 +1464,7 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
                                (unsigned long long)model->arch.n_heads);
         goto out;
     }
-    if (job->method != GPUPLAN_METHOD_FULL && job->method != GPUPLAN_METHOD_INFER &&
-        profile->lora_params == 0) {
+    if (job->method != GPUPLAN_METHOD_FULL && profile->lora_params == 0) {
         st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                "LoRA targets '%s' match no linear layer of '%s'", job->lora_targets,
                                model->id);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gpuplan/estimate.h"
 #include "gpuplan/serving.h"
 
 /* A parsed version, compared as one number: major * 1e6 + minor * 1e3 + patch. */
@@ -106,6 +107,21 @@ double serving_forward_peak_bytes(const struct gpuplan_serving_profile *p,
 /* Append one formatted line to a fixed log; silently stops when full. */
 void serving_log(struct gpuplan_serving_memory *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * A serving job (method infer) as the estimate sees it (serving_estimate.c):
+ * the engine's accounting on one GPU of a replica as `report` (weights only
+ * without `gpu`), and with `sv` (may be NULL) the steady state at the job's
+ * load, the launch line and the benchmark. gpuplan_estimate_memory and
+ * gpuplan_estimate_run call it. Errors: a layout that does not divide the
+ * GPUs given, and those of gpuplan_serving_profile_build / _memory.
+ */
+enum gpuplan_status serving_estimate(const struct gpuplan_model *model,
+                                     const struct gpuplan_job *job,
+                                     const struct gpuplan_gpu *gpu,
+                                     struct gpuplan_memory_report *report,
+                                     struct gpuplan_estimate_serving *sv,
+                                     struct gpuplan_error *err);
 
 /* "1,470,588" into buf (cap >= 32). */
 const char *serving_thousands(uint64_t v, char *buf, size_t cap);

@@ -870,3 +870,8 @@ enum gpuplan_status gpuplan_serving_memory(const struct gpuplan_serving_profile 
     return req->engine == GPUPLAN_SERVING_SGLANG ? sglang_memory(p, req, gpu, &l, m, err)
                                                  : vllm_memory(p, req, gpu, &l, m, err);
 }
+
+bool gpuplan_serving_starts(const struct gpuplan_serving_memory *mem)
+{
+    return !mem->refuse_start && !mem->graph_capture_oom;
+}

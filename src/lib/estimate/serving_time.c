@@ -54,8 +54,8 @@ static double min2(double a, double b)
  * take log2(n) steps, so 8 GPUs cost 3 steps.
  */
 #define AR_NVLINK_STEP_S 6e-6
-/* PCIe (no NVLink): gpuplan's stated 15 us small-message latency (throughput.c
- * ALLREDUCE_LATENCY_S), per doubling; an assumption. */
+/* PCIe (no NVLink): 15 us per doubling, gpuplan's stated small-message latency (an
+ * assumption; latency.md: 6 us for 2 GPUs in graphs to a few tens of us for 8 without). */
 #define AR_PCIE_STEP_S 15e-6
 /* Across nodes: 46-48 us for 4 B-1 KB over IB NDR + NVLS, 16 GPUs (NVIDIA/nccl#1244,
  * 2024-04-09); used flat. */
@@ -148,7 +148,7 @@ static double hop_s(const struct gpuplan_gpu *gpu, uint32_t tp, uint32_t pp, dou
 }
 
 /* A checkpoint stores its linears in fp8 when they take one byte per parameter. */
-static bool stored_fp8(const struct gpuplan_serving_profile *p)
+bool gpuplan_serving_profile_stored_fp8(const struct gpuplan_serving_profile *p)
 {
     const struct gpuplan_serving_block *b = p->n_dense_layers ? &p->dense_block : &p->moe_block;
     const uint64_t n = b->linear_params[GPUPLAN_SERVING_W_ATTN_TP];
@@ -161,7 +161,7 @@ static enum gpuplan_precision compute_precision(const struct gpuplan_serving_pro
                                                 const struct gpuplan_gpu *gpu)
 {
     const bool fp8 = req->weights_dtype == GPUPLAN_DTYPE_UNKNOWN
-                         ? stored_fp8(p)
+                         ? gpuplan_serving_profile_stored_fp8(p)
                          : req->weights_dtype == GPUPLAN_DTYPE_F8_E4M3 ||
                                req->weights_dtype == GPUPLAN_DTYPE_F8_E5M2;
     return fp8 && gpu->has_fp8 ? GPUPLAN_PRECISION_FP8_MIXED : GPUPLAN_PRECISION_BF16;
@@ -264,12 +264,14 @@ enum gpuplan_status gpuplan_serving_step_time(const struct gpuplan_serving_profi
     out->compute_s = out->flops / (peak * eff);
     const double ar_bytes = max2(tokens, 1.0) * (double)p->hidden * ACT_BYTES;
     out->allreduce_s = layers * 2.0 * allreduce_s(gpu, l.tp, ar_bytes);
-    out->layer_overhead_s = layers * (LAYER_FIXED_S + (req->enforce_eager ? EAGER_LAYER_S : 0.0));
+    const double layer_fixed = req->layer_fixed_s > 0 ? req->layer_fixed_s : LAYER_FIXED_S;
+    const double moe_layer = req->moe_layer_s > 0 ? req->moe_layer_s : MOE_LAYER_S;
+    out->layer_overhead_s = layers * (layer_fixed + (req->enforce_eager ? EAGER_LAYER_S : 0.0));
     if (p->n_moe_layers > 0) {
         const double a2a =
             l.ep > 1 ? 2.0 * allreduce_s(gpu, l.ep, ar_bytes * (double)p->n_experts_per_token)
                      : 0.0;
-        out->moe_s = (double)p->n_moe_layers * (MOE_LAYER_S + a2a);
+        out->moe_s = (double)p->n_moe_layers * (moe_layer + a2a);
     }
     out->pipeline_hop_s = (double)(l.pp - 1) * hop_s(gpu, l.tp, l.pp, ar_bytes);
     out->step_s = max2(out->weights_s + out->kv_s, out->compute_s) + out->allreduce_s +
@@ -341,5 +343,74 @@ enum gpuplan_status gpuplan_serving_steady_state(const struct gpuplan_serving_pr
     out->output_tokens_per_s = cycle_s > 0 ? c * outt / cycle_s : 0.0;
     out->output_tokens_per_s_per_gpu = out->output_tokens_per_s / (double)(mem->tp * pp);
     out->requests_per_s = out->output_tokens_per_s / outt;
+    return GPUPLAN_OK;
+}
+
+/*
+ * Disaggregated prefill/decode (docs/serving.md, "Disaggregated"): a
+ * prefill instance runs each prompt alone, in chunks of the token budget
+ * (the chunks' attention at the prompt's mean context), and sends the
+ * prompt's KV cache to a decode instance in another server: every rank its
+ * share, over one 400 Gb/s NIC per GPU (INTERNODE_GB_PER_S, as the
+ * all-reduce across nodes) after the inter-node latency. Prompts shorter
+ * than the budget are batched into one step. A decode instance runs pure
+ * decode steps of its requests at the mean context, with the pipeline
+ * micro-batches of the aggregated steady state.
+ */
+enum gpuplan_status gpuplan_serving_disaggregated(const struct gpuplan_serving_profile *p,
+                                                  const struct gpuplan_serving_request *req,
+                                                  const struct gpuplan_gpu *gpu,
+                                                  const struct gpuplan_serving_memory *mem,
+                                                  const struct gpuplan_serving_load *load,
+                                                  struct gpuplan_serving_disagg *out,
+                                                  struct gpuplan_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!mem || !load || load->input_tokens == 0 || load->output_tokens == 0 ||
+        load->concurrency == 0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "load",
+                                 "a disaggregated estimate needs input and output tokens and a "
+                                 "concurrency >= 1");
+    const double in = (double)load->input_tokens, outt = (double)load->output_tokens;
+    const double budget =
+        (double)(mem->max_num_batched_tokens ? mem->max_num_batched_tokens : 8192);
+    const double chunk = min2(in, budget);
+    const double n_chunks = ceil(in / chunk);
+    struct gpuplan_serving_step step;
+    enum gpuplan_status st = gpuplan_serving_step_time(
+        p, req, gpu, 0, (uint64_t)((in - chunk) / 2.0), (uint64_t)chunk, &step, err);
+    if (st)
+        return st;
+    out->prefill_s = n_chunks * step.step_s;
+    const double per_step = in < budget ? floor(budget / in) : 1.0;
+    if (per_step > 1.0) {
+        st = gpuplan_serving_step_time(p, req, gpu, 0, 0, (uint64_t)(per_step * in), &step, err);
+        if (st)
+            return st;
+        out->prefill_tokens_per_s = per_step * in / step.step_s;
+    } else {
+        out->prefill_tokens_per_s = in / out->prefill_s;
+    }
+    const double kv_bytes = (double)mem->kv_bytes_per_token * in;
+    out->kv_transfer_s =
+        AR_INTERNODE_S + kv_bytes / (INTERNODE_GB_PER_S * LINK_FRACTION * GPUPLAN_BYTES_PER_GB);
+    out->ttft_s = out->prefill_s + out->kv_transfer_s;
+    const double mean_ctx = in + outt / 2.0;
+    double c = (double)load->concurrency;
+    if (mem->max_num_seqs > 0)
+        c = min2(c, (double)mem->max_num_seqs);
+    c = min2(c, floor((double)mem->kv_capacity_tokens / mean_ctx));
+    if (c < 1.0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "load",
+                                 "the KV pool holds no request of %llu tokens",
+                                 (unsigned long long)(load->input_tokens + load->output_tokens));
+    out->decode_concurrency = (uint64_t)c;
+    const uint32_t pp = mem->pp ? mem->pp : 1;
+    const double micro = pp > 1 && c >= pp ? ceil(c / pp) : c;
+    st = gpuplan_serving_step_time(p, req, gpu, (uint64_t)micro, (uint64_t)mean_ctx, 0, &step, err);
+    if (st)
+        return st;
+    out->tpot_s = step.step_s;
+    out->decode_requests_per_s = c / (max2(outt - 1.0, 1.0) * out->tpot_s);
     return GPUPLAN_OK;
 }

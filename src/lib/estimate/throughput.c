@@ -1,6 +1,7 @@
 /*
- * throughput.c - FLOPs, step time, tokens/s, MFU and time to train; prefill
- * and decode for serving.
+ * throughput.c - FLOPs, step time, tokens/s, MFU and time to train. Serving
+ * is the engines' step model (serving_time.c), which reads this file's
+ * matmul efficiency (gpuplan_throughput_efficiency).
  *
  * Every formula states its derivation; the per-generation efficiencies are
  * the only fitted numbers and docs/formulas-time-cost.md lists what they were
@@ -26,14 +27,12 @@
  * - DEFAULT_HOST_MEMORY_GB_PER_S: a two-socket server's usable DRAM bandwidth
  *   for DeepSpeed CPUAdam-style optimizer steps (memory bound).
  * - NVME_GB_PER_S: four Gen4 NVMe drives striped, per server (ZeRO-Infinity).
- * - ALLREDUCE_LATENCY_S: small-message all-reduce latency (decode with TP).
  */
 #define MEM_BW_EFFICIENCY            0.80
 #define LINK_EFFICIENCY              0.80
 #define DEFAULT_INTER_NODE_GB_PER_S  50.0
 #define DEFAULT_HOST_MEMORY_GB_PER_S 100.0
 #define NVME_GB_PER_S                12.0
-#define ALLREDUCE_LATENCY_S          15e-6
 #define ACT_BYTES                    2.0 /* bf16/fp16 activations on the wire */
 /* Offloaded optimizer: 16-bit gradients down and 16-bit weights up, per parameter. */
 #define OFFLOAD_PCIE_BYTES_PER_PARAM 4.0
@@ -860,92 +859,6 @@ static void train_eval(struct ctx *c, struct gpuplan_throughput *out)
     train_time(job, out);
 }
 
-/* ---- inference ------------------------------------------------------- */
-
-/*
- * One model replica spread over all GPUs (TP inside a server, PP across).
- * Decode step: every weight touched once (MoE: the experts any sequence of
- * the batch routes to, expected fraction 1 - (1 - k/n)^batch) plus each
- * sequence's KV cache, read at memory bandwidth; or the batch's FLOPs at the
- * achieved rate, whichever is slower (roofline). Prefill: compute-bound.
- */
-static void infer_eval(struct ctx *c, struct gpuplan_throughput *out)
-{
-    const struct gpuplan_throughput_profile *p = c->p;
-    const struct gpuplan_job *job = c->job;
-    const double n = c->n_gpus;
-    const double batch = (double)(job->batch ? job->batch : 1);
-    const double ctx = (double)job->context_len;
-    const double bw = c->mem_bw_bytes_per_s * n;
-    const double w_bits = gpuplan_dtype_bits(job->weights_dtype);
-    const double kv_bits = gpuplan_dtype_bits(job->kv_dtype);
-    const uint32_t tp = c->per_node > 1 ? c->per_node : 1;
-    const double hidden_per_gpu = (double)p->hidden_size / tp;
-    const double peak = out->peak_tflops * GPUPLAN_FLOPS_PER_TFLOP;
-
-    double touched = p->n_params_total;
-    if (p->n_experts > 0 && p->expert_params_total > 0) {
-        const double frac = 1.0 - pow(1.0 - (double)p->n_experts_per_token / p->n_experts, batch);
-        touched = p->n_params_total - p->expert_params_total * (1.0 - frac);
-    }
-    const double weight_bytes = touched * w_bits / GPUPLAN_BITS_PER_BYTE;
-    double kv_ctx = ctx;
-    if (p->sliding_window > 0 && (double)p->sliding_window < kv_ctx)
-        kv_ctx = (double)p->sliding_window;
-    const double kv_bytes =
-        batch * kv_ctx * p->kv_elems_per_token * kv_bits / GPUPLAN_BITS_PER_BYTE;
-    const double dec_flops =
-        batch * (2.0 * p->linear_params_active + p->attn_flops_per_ctx_token * kv_ctx);
-    /* Decode GEMMs are thin (batch rows): the roofline max() below already charges
-     * their weight reads, so compute runs at the large-GEMM rate. */
-    const double eff_dec = large_gemm_efficiency(c->sys->gpu, job->precision, hidden_per_gpu);
-    const double t_mem = (weight_bytes + kv_bytes) / bw;
-    const double t_cmp = dec_flops / (peak * n * eff_dec);
-    const double intra = intra_node_gb_per_s(c->sys->gpu, c->per_node) * GPUPLAN_BYTES_PER_GB;
-    /* TP: two all-reduces per layer per step, latency-bound for decode. */
-    const double t_tp =
-        tp > 1
-            ? 2.0 * p->n_layers * (ALLREDUCE_LATENCY_S + batch * p->hidden_size * ACT_BYTES / intra)
-            : 0.0;
-    out->decode_step_s = max2(t_mem, t_cmp) + t_tp;
-    out->decode_tokens_per_s = batch / out->decode_step_s;
-    out->decode_tokens_per_s_per_seq = 1.0 / out->decode_step_s;
-
-    /* Prefill of one prompt of context_len tokens: causal attention, ctx/2 on average. */
-    const double pre_flops =
-        ctx * (2.0 * p->linear_params_active + p->attn_flops_per_ctx_token * kv_ctx / 2.0);
-    const double eff_pre =
-        gpuplan_throughput_efficiency(c->sys->gpu, job->precision, ctx, hidden_per_gpu);
-    const double t_pre_cmp = pre_flops / (peak * n * eff_pre);
-    const double t_pre_mem = weight_bytes / bw;
-    const double t_pre_tp =
-        tp > 1 ? 2.0 * p->n_layers * 2.0 * (tp - 1) / tp * ctx * p->hidden_size * ACT_BYTES / intra
-               : 0.0;
-    out->ttft_s = max2(t_pre_cmp, t_pre_mem) + t_pre_tp;
-    out->prefill_tokens_per_s = out->ttft_s > 0 ? ctx / out->ttft_s : 0.0;
-
-    out->efficiency = eff_dec;
-    out->achieved_tflops = out->peak_tflops * eff_dec;
-    out->flops_forward_per_token = dec_flops / batch;
-    out->flops_per_token = dec_flops / batch;
-    out->model_flops_per_token = dec_flops / batch;
-    out->step_time_s = out->decode_step_s;
-    out->tokens_per_s = out->decode_tokens_per_s;
-    out->tokens_per_s_per_gpu = out->tokens_per_s / n;
-    out->tokens_per_step = batch;
-    out->dp = 1; /* one replica: tensor parallel inside a server, pipeline across servers */
-    out->tp = tp;
-    out->pp = c->n_gpus / tp;
-    out->compute_s = t_cmp;
-    out->memory_s = t_mem;
-    out->comm_s = t_tp;
-    out->comm_total_s = t_tp;
-    out->mfu = dec_flops / out->decode_step_s / (peak * n);
-    out->bottleneck = t_tp > max2(t_mem, t_cmp) ? GPUPLAN_BOTTLENECK_COMMUNICATION
-                      : t_mem >= t_cmp          ? GPUPLAN_BOTTLENECK_MEMORY_BANDWIDTH
-                                                : GPUPLAN_BOTTLENECK_COMPUTE;
-}
-
 enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_profile *profile,
                                             const struct gpuplan_job *job,
                                             const struct gpuplan_throughput_system *system,
@@ -967,12 +880,16 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                  "GPU count %llu is not a multiple of tp * pp = %llu",
                                  (unsigned long long)n_gpus, (unsigned long long)split);
-    if (job->method != GPUPLAN_METHOD_INFER &&
-        (job->seq_len == 0 || job->micro_batch == 0 || job->grad_accum == 0))
+    if (job->method == GPUPLAN_METHOD_INFER) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                          "the training time model does not time serving jobs");
+        gpuplan_error_hint(err, "serving time is the engines' step model "
+                                "(gpuplan_serving_steady_state, serving.h)");
+        return GPUPLAN_ERR_USAGE;
+    }
+    if (job->seq_len == 0 || job->micro_batch == 0 || job->grad_accum == 0)
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                  "'seq-len', 'micro-batch' and 'grad-accum' must be >= 1");
-    if (job->method == GPUPLAN_METHOD_INFER && job->context_len == 0)
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'context-len' must be >= 1");
     const double peak = peak_tflops(gpu, job->precision);
     if (!(peak > 0) || !(gpu->memory_bandwidth_gb_per_s > 0)) {
         gpuplan_error_set(err, GPUPLAN_ERR_USAGE, gpu->id,
@@ -993,15 +910,10 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
         .mem_bw_bytes_per_s =
             gpu->memory_bandwidth_gb_per_s * GPUPLAN_BYTES_PER_GB * MEM_BW_EFFICIENCY,
     };
-    out->is_inference = job->method == GPUPLAN_METHOD_INFER;
     out->dp = c.dp;
     out->tp = tp;
     out->pp = pp;
     out->peak_tflops = peak;
-    if (out->is_inference) {
-        infer_eval(&c, out);
-        return GPUPLAN_OK;
-    }
     const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
     out->efficiency = system->efficiency_override > 0
                           ? min2(system->efficiency_override, 1.0)

@@ -4,6 +4,8 @@
  * Pareto set, and materialise each kept candidate into a plan with its
  * figures, server (plan_server.c), reasons and warnings (plan_explain.c).
  *
+ * A serving request (method infer) is the serving search's
+ * (gpuplan_plan_serve_run, plan_serve.c).
  * Not here: memory and time formulas (memory_model.c, throughput.c), prices
  * (cost.c), rendering (render_plan.c), launchers (emit.c), the request and
  * its option table (plan_request.c).
@@ -17,6 +19,7 @@
 
 #include "gpuplan/cost.h"
 #include "plan/plan_internal.h"
+#include "plan/plan_serve_internal.h"
 
 /* Re-evaluate a winning candidate in full and describe it. */
 static void materialise(const struct search *s, const struct candidate *c, struct gpuplan_plan *p)
@@ -45,13 +48,10 @@ static void materialise(const struct search *s, const struct candidate *c, struc
     struct gpuplan_throughput t;
     memset(&t, 0, sizeof t);
     (void)gpuplan_throughput_eval(&s->thr, &p->job, &sys, &t, NULL);
-    const bool infer = p->job.method == GPUPLAN_METHOD_INFER;
     p->tokens_per_s = c->tokens_per_s;
-    p->tokens_per_s_per_user = infer ? t.decode_tokens_per_s_per_seq : 0.0;
-    p->ttft_s = infer ? t.ttft_s : 0.0;
     p->mfu = t.mfu;
     p->bottleneck = gpuplan_bottleneck_name(t.bottleneck);
-    p->has_time = !infer && t.has_train_time;
+    p->has_time = t.has_train_time;
     p->time_hours = p->has_time ? t.train_hours : 0.0;
     p->has_cloud_rate = l->has_rate;
     p->cost_usd_per_hour = l->usd_per_hour;
@@ -103,10 +103,12 @@ static enum gpuplan_status check_request(const struct gpuplan_plan_request *req,
         return GPUPLAN_ERR_USAGE;
     }
     if (!(req->deadline_hours >= 0.0) || !(req->budget_usd >= 0.0) ||
-        !(req->target_tokens_per_s_per_user >= 0.0) || !(req->min_headroom_fraction >= 0.0) ||
+        !(req->request_rate_per_s >= 0.0) || !(req->target_ttft_ms >= 0.0) ||
+        !(req->target_tpot_ms >= 0.0) || !(req->min_headroom_fraction >= 0.0) ||
         req->min_headroom_fraction >= 1.0)
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
-                                 "deadline, budget and target must be >= 0, headroom in [0, 1)");
+                                 "deadline, budget, rate and targets must be >= 0, headroom in "
+                                 "[0, 1)");
     for (size_t i = 0; i < req->n_gpu_ids && i < GPUPLAN_PLAN_MAX_GPU_IDS; i++) {
         const struct gpuplan_gpu *gpu;
         if (gpuplan_catalog_get_gpu(catalog, req->gpu_ids[i], &gpu, err) != GPUPLAN_OK)
@@ -187,6 +189,8 @@ enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
     enum gpuplan_status st = check_request(req, catalog, err);
     if (st != GPUPLAN_OK)
         return st;
+    if (req->job.method == GPUPLAN_METHOD_INFER)
+        return gpuplan_plan_serve_run(model, catalog, req, out, err);
     struct search *s = calloc(1, sizeof *s);
     if (!s)
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
@@ -209,9 +213,8 @@ enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
     }
     if (st != GPUPLAN_OK)
         goto out;
-    const bool infer = req->method_fixed && req->job.method == GPUPLAN_METHOD_INFER;
     for (uint32_t i = 0; i < s->n_layouts; i++)
-        gpuplan_plan_search_layout(s, i, infer);
+        gpuplan_plan_search_layout(s, i);
     out->evaluated = s->evaluated;
     out->fitting = s->fitting;
     out->feasible = s->feasible;

@@ -45,7 +45,7 @@ static double cc_of(const struct gpuplan_gpu *gpu)
     /* NVIDIA's minor version is one digit: 8.9 = 8 + 9 / 10. */
     return (double)gpu->cc_major + (double)gpu->cc_minor / 10.0;
 }
-static void compat_warnings(const struct search *s, struct gpuplan_plan *p)
+void gpuplan_plan_compat_warnings(const struct search *s, struct gpuplan_plan *p)
 {
     const struct gpuplan_gpu *gpu = p->gpu;
     const struct gpuplan_job *job = &p->job;
@@ -64,9 +64,7 @@ static void compat_warnings(const struct search *s, struct gpuplan_plan *p)
             WARNING(p, "Hopper: CUDA 12.4+ for the FP8/BF16 kernels (S13)");
     }
     const bool fp8 =
-        job->precision == GPUPLAN_PRECISION_FP8_MIXED ||
-        (job->method == GPUPLAN_METHOD_INFER &&
-         (job->weights_dtype == GPUPLAN_DTYPE_F8_E4M3 || job->kv_dtype == GPUPLAN_DTYPE_F8_E4M3));
+        job->method != GPUPLAN_METHOD_INFER && job->precision == GPUPLAN_PRECISION_FP8_MIXED;
     if (fp8 && gpu->vendor == GPUPLAN_VENDOR_NVIDIA)
         WARNING(p,
                 "FP8 needs compute capability 8.9+ (%s: %s) and Transformer Engine or torchao with "
@@ -123,29 +121,11 @@ static void no_sharding(struct gpuplan_job *j)
 {
     j->sharding = GPUPLAN_SHARDING_DDP;
 }
-static void bf16_weights(struct gpuplan_job *j)
-{
-    j->weights_dtype = GPUPLAN_DTYPE_BF16;
-}
-static void bf16_kv(struct gpuplan_job *j)
-{
-    j->kv_dtype = GPUPLAN_DTYPE_BF16;
-}
 static void knob_reasons(const struct search *s, struct gpuplan_plan *p)
 {
     const struct gpuplan_job *job = &p->job;
     const double usable_gib = gpuplan_gib_from_bytes(p->usable_bytes);
     uint64_t total = 0;
-    if (job->method == GPUPLAN_METHOD_INFER) {
-        if (job->weights_dtype != GPUPLAN_DTYPE_BF16 && !fits_with(s, p, bf16_weights, &total))
-            REASON(p, "%s weights made it fit: BF16 needs %.1f GiB per GPU of %.1f usable",
-                   gpuplan_dtype_name(job->weights_dtype), gpuplan_gib_from_bytes(total),
-                   usable_gib);
-        if (job->kv_dtype != GPUPLAN_DTYPE_BF16 && !fits_with(s, p, bf16_kv, &total))
-            REASON(p, "FP8 KV cache made it fit: a BF16 cache needs %.1f GiB per GPU",
-                   gpuplan_gib_from_bytes(total));
-        return;
-    }
     if (job->grad_ckpt != GPUPLAN_CKPT_NONE && !fits_with(s, p, no_ckpt, &total))
         REASON(
             p,
@@ -195,10 +175,7 @@ static void count_reason(const struct search *s, struct gpuplan_plan *p)
     else
         job.gpus_per_node /= 2;
     const uint32_t half = job.gpus_per_node * job.nodes;
-    if (job.method == GPUPLAN_METHOD_INFER) {
-        job.tp = job.gpus_per_node;
-        job.pp = job.nodes;
-    } else if (half == 1) {
+    if (half == 1) {
         job.sharding = job.offload == GPUPLAN_OFFLOAD_NONE ? GPUPLAN_SHARDING_NONE : job.sharding;
     } else if (job.sharding == GPUPLAN_SHARDING_FSDP_HYBRID && job.nodes == 1) {
         job.sharding = GPUPLAN_SHARDING_FSDP;
@@ -225,20 +202,8 @@ layout_reasons(const struct search *s, struct gpuplan_plan *p, const struct gpup
     REASON(p, "%u x %s: %.1f GiB per GPU of %.1f GiB usable (%.0f %% headroom)", n, p->gpu->id,
            used, usable, usable > 0 ? 100.0 * (usable - used) / usable : 0.0);
     count_reason(s, p);
-    if (job->method == GPUPLAN_METHOD_INFER) {
-        struct gpuplan_memory_estimate m;
-        gpuplan_memory_eval(&s->mem, job, p->gpu, &m);
-        REASON(
-            p,
-            "KV cache: %.2f GiB per sequence of %llu tokens, %llu sequences over %u GPUs (TP %u)",
-            gpuplan_gib_from_bytes(m.kv_bytes_per_seq), (unsigned long long)job->context_len,
-            (unsigned long long)job->batch, n, job->tp);
-        REASON(p, "decode %.1f tokens/s per user (%.0f total), first token after %.2f s",
-               p->tokens_per_s_per_user, p->tokens_per_s, p->ttft_s);
-    } else {
-        REASON(p, "%s", sharding_words(job->sharding));
-        REASON(p, "bottleneck: %s, MFU %.0f %%", p->bottleneck, 100.0 * p->mfu);
-    }
+    REASON(p, "%s", sharding_words(job->sharding));
+    REASON(p, "bottleneck: %s, MFU %.0f %%", p->bottleneck, 100.0 * p->mfu);
     if (p->gpus_per_node > 1 && t->step_time_s > 0.0) {
         const double share = t->comm_total_s / t->step_time_s;
         if (gpuplan_plan_has_fabric(p->gpu->link))
@@ -260,9 +225,6 @@ layout_reasons(const struct search *s, struct gpuplan_plan *p, const struct gpup
     if (t->offload_s > 0.0 && t->step_time_s > 0.0)
         WARNING(p, "offload: PCIe traffic and the CPU optimizer step take %.0f %% of the step",
                 100.0 * t->offload_s / t->step_time_s);
-    if (job->method == GPUPLAN_METHOD_INFER && job->weights_dtype == GPUPLAN_DTYPE_AWQ4)
-        WARNING(p, "AWQ 4-bit weights: an AWQ checkpoint of this model is needed, and 4-bit "
-                   "weights cost some accuracy; FP8 (8.9+/MI300) or BF16 keep it");
     if (!p->has_cloud_rate)
         WARNING(p, "no cloud rate for '%s' in the catalog: pass a price to rank by cost",
                 p->gpu->id);
@@ -295,13 +257,7 @@ static void tradeoff_note(const struct search *s, struct gpuplan_plan_result *ou
         return;
     const struct layout *l = &s->layouts[fast->layout];
     const double more = fmax(0.0, 100.0 * (fast->cost_key / s->top0.cost_key - 1.0));
-    if (s->req->job.method == GPUPLAN_METHOD_INFER && s->req->method_fixed)
-        NOTE(out,
-             "fastest within 10 %% of the cheapest cost: %u x %s (%ux%u), %.1f instead of %.1f "
-             "tokens/s per user, %.0f %% more cost",
-             l->gpus_per_node * l->nodes, l->gpu->id, l->nodes, l->gpus_per_node,
-             1.0 / fast->time_key, 1.0 / s->top0.time_key, more);
-    else if (s->req->job.tokens)
+    if (s->req->job.tokens)
         NOTE(out,
              "fastest within 10 %% of the cheapest cost: %u x %s (%ux%u), %.3g h instead of "
              "%.3g h, %.0f %% more cost",
@@ -321,12 +277,12 @@ static void dropped_notes(const struct search *s, struct gpuplan_plan_result *ou
     if (out->n_top == 0 && s->fitting == 0)
         NOTE(out,
              "nothing fits with %.0f %% headroom in up to %u GPUs: raise --max-gpus, allow "
-             "qlora, or a shorter --seq-len/--context",
+             "qlora, or a shorter --seq-len",
              100.0 * req->min_headroom_fraction, req->max_gpus);
     else if (out->n_top == 0)
         NOTE(out,
-             "%llu candidates fit but none meets the constraints (deadline, budget, target, "
-             "prices, what the server holds)",
+             "%llu candidates fit but none meets the constraints (deadline, budget, prices, "
+             "what the server holds)",
              (unsigned long long)s->fitting);
     if (s->over_ram + s->over_cores + s->over_nvme)
         NOTE(out,
@@ -349,19 +305,13 @@ static void dropped_notes(const struct search *s, struct gpuplan_plan_result *ou
 }
 
 /* What the cost objective ranked by. */
-static void basis_note(const struct search *s, struct gpuplan_plan_result *out, bool infer)
+static void basis_note(const struct search *s, struct gpuplan_plan_result *out)
 {
     const struct gpuplan_plan_request *req = s->req;
     if (req->objective != GPUPLAN_OBJECTIVE_COST || out->n_top == 0)
         return;
     const bool own = req->where == GPUPLAN_WHERE_ON_PREM;
-    if (infer)
-        NOTE(out, "%s",
-             own ? GPUPLAN_TR("ranked by own cost per hour of serving (TCO defaults as "
-                              "in 'gpuplan tco'); --objective capex for the cheapest "
-                              "server")
-                 : GPUPLAN_TR("ranked by cloud cost per hour of serving"));
-    else if (!req->job.tokens)
+    if (!req->job.tokens)
         NOTE(out, "%s",
              own ? GPUPLAN_TR("no --tokens, so no run time: ranked by own USD per "
                               "million tokens (TCO defaults as in 'gpuplan tco')")
@@ -373,33 +323,29 @@ static void basis_note(const struct search *s, struct gpuplan_plan_result *out, 
                   "x run hours; --objective capex for the cheapest server");
 }
 
-/* Offload and 4-bit serving weights rank after the rest: say when that decided. */
-static void compromise_note(const struct search *s, struct gpuplan_plan_result *out, bool infer)
+/* Offload ranks after the rest: say when that decided. */
+static void compromise_note(const struct search *s, struct gpuplan_plan_result *out)
 {
     if (out->n_top == 0)
         return;
-    if (out->top[0].compromise && s->any_plain && !infer)
+    if (out->top[0].compromise && s->any_plain)
         NOTE(out, "offload ranks first here: every plan without it that meets the constraints is "
                   "slower");
     else if (out->top[0].compromise)
         NOTE(out, "%s",
-             infer ? GPUPLAN_TR("only AWQ 4-bit weights meet the constraints: BF16/FP8 plans "
-                                "would keep accuracy (more GPUs, memory or budget)")
-                   : GPUPLAN_TR("only offload meets the constraints: it is slow; without it "
-                                "the job needs more GPU memory (more GPUs, qlora, or budget)"));
+             GPUPLAN_TR("only offload meets the constraints: it is slow; without it "
+                        "the job needs more GPU memory (more GPUs, qlora, or budget)"));
     else if (gpuplan_plan_keys_better(s, &s->best_compromise, &s->top0))
         NOTE(out, "%s",
-             infer ? GPUPLAN_TR("AWQ 4-bit plans rank after BF16/FP8 ones (4-bit weights cost "
-                                "accuracy); pass --weights awq to rank by the objective alone")
-                   : GPUPLAN_TR("offload plans rank after plans without (offload is slow); "
-                                "pass --offload to rank by the objective alone"));
+             GPUPLAN_TR("offload plans rank after plans without (offload is slow); "
+                        "pass --offload to rank by the objective alone"));
 }
 
 /* S14: a single GPU that does the job is a prototype (only when it needs no offload). */
-static void prototype_note(const struct search *s, struct gpuplan_plan_result *out, bool infer)
+static void prototype_note(const struct search *s, struct gpuplan_plan_result *out)
 {
     if (out->n_top == 0 || !s->best_single.valid || s->best_single.compromise ||
-        out->top[0].gpus_per_node * out->top[0].nodes <= 1 || infer)
+        out->top[0].gpus_per_node * out->top[0].nodes <= 1)
         return;
     const struct layout *l = &s->layouts[s->best_single.layout];
     const char *method = gpuplan_method_name((enum gpuplan_method)s->best_single.method);
@@ -417,12 +363,11 @@ static void prototype_note(const struct search *s, struct gpuplan_plan_result *o
 
 void gpuplan_plan_run_notes(const struct search *s, struct gpuplan_plan_result *out)
 {
-    const bool infer = s->req->method_fixed && s->req->job.method == GPUPLAN_METHOD_INFER;
     dropped_notes(s, out);
-    basis_note(s, out, infer);
-    compromise_note(s, out, infer);
+    basis_note(s, out);
+    compromise_note(s, out);
     tradeoff_note(s, out);
-    prototype_note(s, out, infer);
+    prototype_note(s, out);
 }
 
 void gpuplan_plan_explain(const struct search *s,
@@ -431,5 +376,5 @@ void gpuplan_plan_explain(const struct search *s,
 {
     layout_reasons(s, p, t);
     knob_reasons(s, p);
-    compat_warnings(s, p);
+    gpuplan_plan_compat_warnings(s, p);
 }

@@ -39,10 +39,9 @@ struct layout {
 struct candidate {
     uint32_t layout;
     uint8_t method, precision, sharding, offload, ckpt;
-    uint8_t weights, kv; /* serving dtypes */
     uint64_t micro_batch;
     double tokens_per_s, time_key, cost_key, capex_key;
-    bool compromise; /* offload, or AWQ 4-bit weights, that the user did not fix */
+    bool compromise; /* offload that the user did not fix */
     bool valid;
 };
 
@@ -97,14 +96,14 @@ void gpuplan_plan_add_text(char (*list)[GPUPLAN_PLAN_TEXT_MAX],
 enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
                                                const struct gpuplan_catalog *catalog,
                                                struct gpuplan_error *err);
-/* Evaluate every knob setting of layout `li` (training, or serving when `infer`). */
-void gpuplan_plan_search_layout(struct search *s, uint32_t li, bool infer);
+/* Evaluate every knob setting of layout `li` (training; serving is plan_serve.c's). */
+void gpuplan_plan_search_layout(struct search *s, uint32_t li);
 /* The job candidate `c` runs on layout `l`. */
 void gpuplan_plan_job_for(const struct search *s,
                           const struct layout *l,
                           const struct candidate *c,
                           struct gpuplan_job *job);
-/* Fits with the request's headroom (and vLLM's unused share when serving). */
+/* Fits with the request's headroom. */
 bool gpuplan_plan_headroom_ok(const struct gpuplan_plan_request *req,
                               const struct gpuplan_job *job,
                               const struct gpuplan_memory_estimate *m);
@@ -112,7 +111,7 @@ bool gpuplan_plan_headroom_ok(const struct gpuplan_plan_request *req,
 bool gpuplan_plan_keys_better(const struct search *s,
                               const struct candidate *a,
                               const struct candidate *b);
-/* `a` ranks before `b`: compromises (unasked offload, 4-bit weights) after the rest. */
+/* `a` ranks before `b`: compromises (unasked offload) after the rest. */
 bool gpuplan_plan_better(const struct search *s,
                          const struct candidate *a,
                          const struct candidate *b);
@@ -151,6 +150,8 @@ void gpuplan_plan_server_spec(const struct search *s,
 void gpuplan_plan_explain(const struct search *s,
                           struct gpuplan_plan *p,
                           const struct gpuplan_throughput *t);
+/* The compatibility warnings of plan `p`'s GPU (CUDA, FlashAttention, FP8, ROCm; S13). */
+void gpuplan_plan_compat_warnings(const struct search *s, struct gpuplan_plan *p);
 /* The run's notes: why plans were dropped, the ranking basis, the trade-off, S14. */
 void gpuplan_plan_run_notes(const struct search *s, struct gpuplan_plan_result *out);
 

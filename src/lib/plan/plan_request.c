@@ -23,8 +23,9 @@ static const int vendor_values[] = { GPUPLAN_VENDOR_NVIDIA, GPUPLAN_VENDOR_AMD,
 /* A deadline past 10^6 hours (114 years) or a budget past 10^12 USD means "none". */
 #define MAX_DEADLINE_HOURS 1e6
 #define MAX_BUDGET_USD     1e12
-/* Decode tokens/s one user can read: 10^6 is past any engine's per-sequence rate. */
-#define MAX_TARGET_TOKENS_PER_S 1e6
+/* Serving: 10^6 requests/s is past any deployment; a latency target past an hour means none. */
+#define MAX_REQUEST_RATE 1e6
+#define MAX_TARGET_MS    3.6e6
 /* The share of GPU memory kept free; at 0.99 nothing would fit. */
 #define MAX_HEADROOM_FRACTION 0.99
 
@@ -143,26 +144,38 @@ const struct gpuplan_option gpuplan_plan_options[] = {
       .default_value = "5",
       .count_min = 1,
       .count_max = GPUPLAN_PLAN_MAX_TOP },
-    { .name = "concurrency",
-      .kind = GPUPLAN_OPTION_COUNT,
-      .field = GPUPLAN_FIELD_U64,
-      REQ(job.batch),
-      NO_SET,
-      .arg = "N",
-      .help = GPUPLAN_N_("serving: concurrent sequences (same as --batch)"),
-      .default_doc = GPUPLAN_N_("as --batch"),
-      .count_min = 1,
-      .count_max = GPUPLAN_JOB_MAX_BATCH },
-    { .name = "target-tokens-per-s",
+    { .name = "request-rate",
       .kind = GPUPLAN_OPTION_REAL,
       .field = GPUPLAN_FIELD_DOUBLE,
-      REQ(target_tokens_per_s_per_user),
+      REQ(request_rate_per_s),
       NO_SET,
-      .arg = "N",
-      .help = GPUPLAN_N_("serving: decode tokens/s each user must get"),
+      .arg = "R",
+      .help = GPUPLAN_N_("serving: requests per second all replicas sustain (instead of "
+                         "--concurrency)"),
+      .default_doc = GPUPLAN_N_("none: --concurrency requests in flight"),
+      .real_min = 0.0,
+      .real_max = MAX_REQUEST_RATE },
+    { .name = "ttft-ms",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      REQ(target_ttft_ms),
+      NO_SET,
+      .arg = "MS",
+      .help = GPUPLAN_N_("serving: time to first token at most MS milliseconds"),
       .default_doc = GPUPLAN_N_("none"),
       .real_min = 0.0,
-      .real_max = MAX_TARGET_TOKENS_PER_S },
+      .real_max = MAX_TARGET_MS },
+    { .name = "tpot-ms",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      REQ(target_tpot_ms),
+      NO_SET,
+      .arg = "MS",
+      .help = GPUPLAN_N_("serving: time per output token (after the first) at most MS "
+                         "milliseconds"),
+      .default_doc = GPUPLAN_N_("none"),
+      .real_min = 0.0,
+      .real_max = MAX_TARGET_MS },
     { .name = "headroom",
       .kind = GPUPLAN_OPTION_REAL,
       .field = GPUPLAN_FIELD_DOUBLE,

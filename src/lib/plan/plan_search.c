@@ -8,8 +8,7 @@
  * platform's size in the cloud) x nodes (1..16; a second server only
  * once the first is full) x (sharding, offload) pair x micro-batch
  * (1..16) x activation checkpointing x method x precision (where open).
- * Serving: GPU x platform x tensor-parallel GPUs x weight format (BF16, FP8
- * where the GPU has it, AWQ 4-bit) x KV format.
+ * Serving requests are plan_serve.c's.
  *
  * Each candidate costs one gpuplan_memory_eval(); only those that fit with
  * headroom also get gpuplan_throughput_eval(). Both are closed-form and
@@ -29,8 +28,6 @@
 #include "gpuplan/units.h"
 #include "plan/plan_internal.h"
 
-/* A month of serving (8,760 h a year / 12), what --budget caps for a serving plan. */
-#define SERVING_BUDGET_HOURS 730.0
 /*
  * Global batch (micro-batch x accumulation x data-parallel ranks x seq_len)
  * stops growing at the smaller of 4 Mi tokens (Llama 3's initial pre-training
@@ -268,36 +265,6 @@ static size_t ckpts(const struct gpuplan_plan_request *req, enum gpuplan_grad_ck
     out[2] = GPUPLAN_CKPT_FULL;
     return 3;
 }
-/* Serving weight formats: BF16, FP8 (CC >= 8.9 / MI300), AWQ 4-bit (vLLM). */
-static size_t weight_formats(const struct gpuplan_plan_request *req,
-                             const struct gpuplan_gpu *gpu,
-                             enum gpuplan_dtype *out)
-{
-    if (req->weights_fixed) {
-        out[0] = req->job.weights_dtype;
-        return 1;
-    }
-    size_t n = 0;
-    out[n++] = GPUPLAN_DTYPE_BF16;
-    if (gpu->has_fp8)
-        out[n++] = GPUPLAN_DTYPE_F8_E4M3;
-    out[n++] = GPUPLAN_DTYPE_AWQ4;
-    return n;
-}
-static size_t kv_formats(const struct gpuplan_plan_request *req,
-                         const struct gpuplan_gpu *gpu,
-                         enum gpuplan_dtype *out)
-{
-    if (req->kv_fixed) {
-        out[0] = req->job.kv_dtype;
-        return 1;
-    }
-    size_t n = 0;
-    out[n++] = GPUPLAN_DTYPE_BF16;
-    if (gpu->has_fp8)
-        out[n++] = GPUPLAN_DTYPE_F8_E4M3;
-    return n;
-}
 /* ---- one candidate ---- */
 
 void gpuplan_plan_job_for(const struct search *s,
@@ -310,16 +277,6 @@ void gpuplan_plan_job_for(const struct search *s,
     job->nodes = l->nodes;
     snprintf(job->gpu_id, sizeof job->gpu_id, "%s", l->gpu->id);
     job->method = (enum gpuplan_method)c->method;
-    if (job->method == GPUPLAN_METHOD_INFER) {
-        job->weights_dtype = (enum gpuplan_dtype)c->weights;
-        job->kv_dtype = (enum gpuplan_dtype)c->kv;
-        job->tp = l->gpus_per_node; /* vLLM: tensor parallel inside a node, pipeline across nodes */
-        job->pp = l->nodes;
-        job->sharding = GPUPLAN_SHARDING_NONE;
-        job->sharding_set = true;
-        job->micro_batch = 1;
-        return;
-    }
     job->precision = (enum gpuplan_precision)c->precision;
     job->sharding = (enum gpuplan_sharding)c->sharding;
     job->sharding_set = true;
@@ -334,12 +291,10 @@ bool gpuplan_plan_headroom_ok(const struct gpuplan_plan_request *req,
                               const struct gpuplan_job *job,
                               const struct gpuplan_memory_estimate *m)
 {
+    (void)job;
     if (!m->fits)
         return false;
-    double fraction = req->min_headroom_fraction;
-    if (job->method == GPUPLAN_METHOD_INFER && 1.0 - job->gpu_memory_utilization > fraction)
-        fraction = 1.0 - job->gpu_memory_utilization; /* vLLM leaves this share unused */
-    return (double)m->headroom_bytes >= fraction * (double)m->gpu_usable_bytes;
+    return (double)m->headroom_bytes >= req->min_headroom_fraction * (double)m->gpu_usable_bytes;
 }
 static bool dominated(const struct candidate *a, const struct candidate *b)
 {
@@ -408,16 +363,14 @@ bool gpuplan_plan_better(const struct search *s,
                          const struct candidate *a,
                          const struct candidate *b)
 {
-    /* Offload (slow) and 4-bit serving weights (lossy) only when nothing else meets the
-     * constraints: they rank after every plan without, whatever the objective. An offload
-     * plan that is faster than the plan without (e.g. a cluster of small GPUs on Ethernet)
-     * is not slow: then the objective decides. */
+    /* Offload (slow) only when nothing else meets the constraints: it ranks after every plan
+     * without, whatever the objective. An offload plan that is faster than the plan without
+     * (e.g. a cluster of small GPUs on Ethernet) is not slow: then the objective decides. */
     if (a->valid && b->valid && a->compromise != b->compromise) {
         const struct candidate *plain = a->compromise ? b : a, *comp = a->compromise ? a : b;
-        const bool infer = a->method == GPUPLAN_METHOD_INFER;
         double kp[3];
         keys(s, plain, kp);
-        if (isfinite(kp[0]) && (infer || plain->time_key <= comp->time_key))
+        if (isfinite(kp[0]) && plain->time_key <= comp->time_key)
             return plain == a;
     }
     return gpuplan_plan_keys_better(s, a, b);
@@ -464,7 +417,7 @@ static bool server_holds(struct search *s,
  * The candidate's time (tokens_per_s, time_key) and the constraints on it:
  * a layout the time model takes (e.g. tp dividing the heads), not mostly
  * waiting on the network across servers (NETWORK_BOUND_SHARE), the
- * per-user decode rate, the deadline.
+ * deadline.
  */
 static bool time_ok(struct search *s,
                     const struct layout *l,
@@ -479,8 +432,7 @@ static bool time_ok(struct search *s,
     sys.platform = l->platform;
     if (gpuplan_throughput_eval(&s->thr, job, &sys, t, NULL) != GPUPLAN_OK)
         return false;
-    const bool infer = job->method == GPUPLAN_METHOD_INFER;
-    c->tokens_per_s = infer ? t->decode_tokens_per_s : t->tokens_per_s;
+    c->tokens_per_s = t->tokens_per_s;
     if (!(c->tokens_per_s > 0.0))
         return false;
     /* More servers whose step is mostly waiting on the network waste most of each added
@@ -488,10 +440,6 @@ static bool time_ok(struct search *s,
     if (l->nodes > 1 && t->step_time_s > 0.0 && t->comm_s > NETWORK_BOUND_SHARE * t->step_time_s) {
         s->network_bound++;
         return false;
-    }
-    if (infer) {
-        c->time_key = 1.0 / t->decode_tokens_per_s_per_seq;
-        return t->decode_tokens_per_s_per_seq >= req->target_tokens_per_s_per_user;
     }
     c->time_key = t->has_train_time ? t->train_hours : 1.0 / c->tokens_per_s;
     return !(req->deadline_hours > 0.0 && t->has_train_time &&
@@ -501,9 +449,9 @@ static bool time_ok(struct search *s,
 /*
  * The candidate's prices (cost_key, capex_key) and the constraints on them:
  * a cloud rate to rent, a purchase price to buy, the budget. The cost key
- * is what the cost objective ranks: serving per hour; training per million
- * tokens (gpuplan_cost_usd_per_mtok), which ranks as the run's cost does
- * (the same tokens for every candidate); on-prem, the own cost (TCO share)
+ * is what the cost objective ranks: per million tokens
+ * (gpuplan_cost_usd_per_mtok), which ranks as the run's cost does (the
+ * same tokens for every candidate); on-prem, the own cost (TCO share)
  * instead of the cloud's.
  */
 static bool priced(struct search *s,
@@ -512,8 +460,8 @@ static bool priced(struct search *s,
                    const struct gpuplan_throughput *t,
                    struct candidate *c)
 {
+    (void)job;
     const struct gpuplan_plan_request *req = s->req;
-    const bool infer = job->method == GPUPLAN_METHOD_INFER;
     const bool on_prem = req->where == GPUPLAN_WHERE_ON_PREM;
     if (req->where == GPUPLAN_WHERE_CLOUD && !l->has_rate) {
         s->n_no_rate++;
@@ -526,19 +474,12 @@ static bool priced(struct search *s,
     c->capex_key = l->has_capex ? l->capex_usd : INFINITY;
     const bool has_price = on_prem ? l->has_own : l->has_rate;
     const double usd_per_hour = on_prem ? l->own_usd_per_hour : l->usd_per_hour;
-    if (!has_price)
-        c->cost_key = INFINITY;
-    else if (infer)
-        c->cost_key = usd_per_hour;
-    else
-        c->cost_key = gpuplan_cost_usd_per_mtok(usd_per_hour, c->tokens_per_s);
+    c->cost_key = has_price ? gpuplan_cost_usd_per_mtok(usd_per_hour, c->tokens_per_s) : INFINITY;
     if (!(req->budget_usd > 0.0))
         return true;
     double spend = INFINITY;
     if (on_prem)
         spend = c->capex_key;
-    else if (l->has_rate && infer)
-        spend = l->usd_per_hour * SERVING_BUDGET_HOURS;
     else if (l->has_rate && t->has_train_time)
         spend = gpuplan_cost_cloud_run_usd(t->train_hours, l->gpus_per_node * l->nodes,
                                            l->gpu->cloud_usd_per_hour);
@@ -552,9 +493,7 @@ record(struct search *s, const struct layout *l, const struct gpuplan_job *job, 
     const struct gpuplan_plan_request *req = s->req;
     c->valid = true;
     s->feasible++;
-    c->compromise = job->method == GPUPLAN_METHOD_INFER
-                        ? (!req->weights_fixed && job->weights_dtype == GPUPLAN_DTYPE_AWQ4)
-                        : (!req->offload_fixed && job->offload != GPUPLAN_OFFLOAD_NONE);
+    c->compromise = !req->offload_fixed && job->offload != GPUPLAN_OFFLOAD_NONE;
     if (c->compromise && gpuplan_plan_keys_better(s, c, &s->best_compromise))
         s->best_compromise = *c;
     if (!c->compromise)
@@ -634,33 +573,7 @@ static void search_training(struct search *s, uint32_t li)
         }
     }
 }
-static void search_serving(struct search *s, uint32_t li)
+void gpuplan_plan_search_layout(struct search *s, uint32_t li)
 {
-    const struct layout *l = &s->layouts[li];
-    /* Pipeline stages across servers only for full 8-GPU boards (vLLM multi-node serving);
-     * splitting a model over workstations on Ethernet is not a serving plan. */
-    if (l->nodes > 1 && l->gpus_per_node < 8)
-        return;
-    enum gpuplan_dtype ws[3], kvs[2];
-    const size_t n_w = weight_formats(s->req, l->gpu, ws);
-    const size_t n_kv = kv_formats(s->req, l->gpu, kvs);
-    for (size_t wi = 0; wi < n_w; wi++) {
-        for (size_t ki = 0; ki < n_kv; ki++) {
-            struct candidate c = { 0 };
-            c.layout = li;
-            c.method = GPUPLAN_METHOD_INFER;
-            c.weights = (uint8_t)ws[wi];
-            c.kv = (uint8_t)kvs[ki];
-            c.micro_batch = 1;
-            (void)evaluate(s, &c);
-        }
-    }
-}
-
-void gpuplan_plan_search_layout(struct search *s, uint32_t li, bool infer)
-{
-    if (infer)
-        search_serving(s, li);
-    else
-        search_training(s, li);
+    search_training(s, li);
 }

@@ -141,8 +141,11 @@ check_plan(const struct gpuplan_plan *plan, enum gpuplan_engine engine, struct g
         gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, "--emit",
                           "'--emit %s' writes training launchers; this is a serving plan",
                           gpuplan_engine_name(engine));
-        gpuplan_error_hint(err, "serve with vLLM: vllm serve %s --tensor-parallel-size %u",
-                           plan->model_id[0] ? plan->model_id : "MODEL", plan->gpus_per_node);
+        if (plan->is_serving && plan->serving.commands.launch[0])
+            gpuplan_error_hint(err, "serve with: %s", plan->serving.commands.launch);
+        else
+            gpuplan_error_hint(err, "serve with vLLM: vllm serve %s --tensor-parallel-size %u",
+                               plan->model_id[0] ? plan->model_id : "MODEL", plan->gpus_per_node);
         return GPUPLAN_ERR_UNSUPPORTED;
     }
     const int stage = zero_stage(plan->job.sharding);

@@ -2,7 +2,8 @@
  * render_estimate.c - `gpuplan estimate` as text and JSON.
  *
  * Formats a struct gpuplan_estimate (gpuplan_estimate_run: the memory
- * report and, with a GPU, its throughput and cloud cost); computes nothing.
+ * report and, with a GPU, its throughput and cloud cost; serving jobs
+ * through render_serving.c); computes nothing.
  * Rounds only here (GiB with two decimals in text; JSON carries exact bytes).
  */
 #include <jansson.h>
@@ -47,14 +48,6 @@ static void rows_of(const struct gpuplan_memory_per_gpu *g, struct row rows[11])
 static void job_line(const struct gpuplan_job *job, struct gpuplan_buf *out)
 {
     const struct gpuplan_job j = *job;
-    if (j.method == GPUPLAN_METHOD_INFER) {
-        gpuplan_buf_printf(
-            out,
-            GPUPLAN_TR("job: infer, weights %s, kv %s, context %llu, batch %llu, tp %u, pp %u\n"),
-            gpuplan_dtype_name(j.weights_dtype), gpuplan_dtype_name(j.kv_dtype),
-            (unsigned long long)j.context_len, (unsigned long long)j.batch, j.tp, j.pp);
-        return;
-    }
     gpuplan_buf_printf(
         out, GPUPLAN_TR("job: %s, %s, %s%s, seq %llu x micro-batch %llu, ckpt %s, attention %s"),
         gpuplan_method_name(j.method), gpuplan_precision_name(j.precision),
@@ -117,16 +110,6 @@ static enum gpuplan_status throughput_json_into(const struct gpuplan_throughput 
     bad |= json_object_set_new(tp, "dp", json_integer(t->dp));
     bad |= json_object_set_new(tp, "tp", json_integer(t->tp));
     bad |= json_object_set_new(tp, "pp", json_integer(t->pp));
-    if (t->is_inference) {
-        bad |= json_object_set_new(tp, "ttft_s", sig(t->ttft_s));
-        bad |= json_object_set_new(tp, "prefill_tokens_per_s",
-                                   sig(gpuplan_round_to(t->prefill_tokens_per_s, 0.1)));
-        bad |= json_object_set_new(tp, "decode_step_s", sig(t->decode_step_s));
-        bad |= json_object_set_new(tp, "decode_tokens_per_s",
-                                   sig(gpuplan_round_to(t->decode_tokens_per_s, 0.1)));
-        bad |= json_object_set_new(tp, "decode_tokens_per_s_per_seq",
-                                   sig(gpuplan_round_to(t->decode_tokens_per_s_per_seq, 0.01)));
-    }
     bad |= json_object_set_new(time, "train_hours",
                                t->has_train_time ? sig(gpuplan_round_to(t->train_hours, 0.01))
                                                  : json_null());
@@ -142,18 +125,6 @@ static enum gpuplan_status throughput_json_into(const struct gpuplan_throughput 
 static void throughput_text(const struct gpuplan_throughput *t, struct gpuplan_buf *out)
 {
     gpuplan_buf_puts(out, GPUPLAN_TR("throughput:\n"));
-    if (t->is_inference) {
-        gpuplan_buf_printf(
-            out,
-            GPUPLAN_TR("  decode            %.1f tokens/s (%.2f per sequence), step %.2f ms\n"),
-            t->decode_tokens_per_s, t->decode_tokens_per_s_per_seq, t->decode_step_s * 1000.0);
-        gpuplan_buf_printf(
-            out, GPUPLAN_TR("  prefill           %.0f tokens/s; time to first token %.3f s\n"),
-            t->prefill_tokens_per_s, t->ttft_s);
-        gpuplan_buf_printf(out, GPUPLAN_TR("  bottleneck        %s\n"),
-                           gpuplan_bottleneck_name(t->bottleneck));
-        return;
-    }
     gpuplan_buf_printf(out, GPUPLAN_TR("  tokens/s          %.0f per GPU, %.0f total\n"),
                        t->tokens_per_s_per_gpu, t->tokens_per_s);
     gpuplan_buf_printf(
@@ -185,15 +156,6 @@ static void time_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out)
         return;
     }
     throughput_text(&e->throughput, out);
-    if (e->throughput.is_inference) {
-        if (c->has_usd_per_mtok)
-            gpuplan_buf_printf(
-                out,
-                GPUPLAN_TR("cost: %.2f USD per million decoded tokens (%u GPU(s) at %.2f "
-                           "USD/GPU-hour, catalog %s)\n"),
-                c->usd_per_mtok, c->n_gpus, c->usd_per_gpu_hour, date);
-        return;
-    }
     if (!e->throughput.has_train_time) {
         gpuplan_buf_puts(
             out,
@@ -218,16 +180,18 @@ static json_t *hundredths_or_null(bool has, double v)
     return has && isfinite(v) ? json_real(round(v * 100.0) / 100.0) : json_null();
 }
 
-/* "throughput", "time" (train_hours null without a token count) and "cost" keys. */
+/* "throughput", "time" (train_hours null without a token count) and "cost" keys; serving:
+ * "cost" only (its figures are the "serving" object's). */
 static enum gpuplan_status
 time_json(const struct gpuplan_estimate *e, json_t *root, struct gpuplan_error *err)
 {
     const struct gpuplan_estimate_cost *c = &e->cost;
-    if (!e->has_throughput) {
+    if (!e->is_serving && !e->has_throughput) {
         json_object_set_new(root, "throughput_error", json_string(e->throughput_error));
         return GPUPLAN_OK;
     }
-    const enum gpuplan_status st = throughput_json_into(&e->throughput, root, err);
+    const enum gpuplan_status st =
+        e->is_serving ? GPUPLAN_OK : throughput_json_into(&e->throughput, root, err);
     if (st != GPUPLAN_OK)
         return st;
     json_t *cost = json_object();
@@ -236,8 +200,8 @@ time_json(const struct gpuplan_estimate *e, json_t *root, struct gpuplan_error *
     json_object_set_new(cost, "n_gpus", json_integer(c->n_gpus));
     json_object_set_new(cost, "gpu_hours", hundredths_or_null(c->has_gpu_hours, c->gpu_hours));
     json_object_set_new(cost, "cloud_usd", hundredths_or_null(c->has_cloud_usd, c->cloud_usd));
-    if (e->throughput.is_inference)
-        json_object_set_new(cost, "usd_per_million_tokens",
+    if (e->is_serving)
+        json_object_set_new(cost, "usd_per_million_output_tokens",
                             hundredths_or_null(c->has_usd_per_mtok, c->usd_per_mtok));
     json_object_set_new(root, "cost", cost);
     return GPUPLAN_OK;
@@ -249,7 +213,10 @@ static void render_text(const struct gpuplan_estimate *est, struct gpuplan_buf *
     const struct gpuplan_memory_estimate *e = &r->est;
     gpuplan_buf_printf(out, GPUPLAN_TR("model: %s (%llu parameters)\n"), est->model_id,
                        (unsigned long long)est->n_params);
-    job_line(&est->job, out);
+    if (est->is_serving)
+        render_serving_job_text(est, out);
+    else
+        job_line(&est->job, out);
     gpuplan_buf_puts(out, GPUPLAN_TR("\nper GPU                  GiB\n"));
     struct row rows[11];
     rows_of(&e->per_gpu, rows);
@@ -262,11 +229,8 @@ static void render_text(const struct gpuplan_estimate *est, struct gpuplan_buf *
     }
     gpuplan_buf_printf(out, GPUPLAN_TR("\nhost (per node)\n  ram              %9.2f\n"),
                        gpuplan_gib_from_bytes(e->host_ram_bytes));
-    if (est->job.method == GPUPLAN_METHOD_INFER && e->kv_bytes_per_seq)
-        gpuplan_buf_printf(
-            out, GPUPLAN_TR("\nKV cache per sequence: %.2f GiB; max concurrent sequences: %llu\n"),
-            gpuplan_gib_from_bytes(e->kv_bytes_per_seq),
-            (unsigned long long)e->max_concurrent_seqs);
+    if (est->is_serving)
+        render_serving_pool_text(est, out);
     if (!est->has_gpu) {
         gpuplan_buf_puts(out, GPUPLAN_TR("\nno --gpu given: no fit verdict\n"));
         return;
@@ -285,7 +249,10 @@ static void render_text(const struct gpuplan_estimate *est, struct gpuplan_buf *
                                    (double)GPUPLAN_BYTES_PER_GIB,
                                r->suggestions[i].fits ? GPUPLAN_TR(" (fits)") : "");
     }
-    time_text(est, out);
+    if (est->is_serving)
+        render_serving_time_text(est, out);
+    else
+        time_text(est, out);
 }
 
 /* `job` is resolved (as job_line). */
@@ -310,10 +277,16 @@ static json_t *job_json(const struct gpuplan_job *job)
     json_object_set_new(o, "pp", json_integer(j.pp));
     json_object_set_new(o, "gpus_per_node", json_integer(j.gpus_per_node));
     json_object_set_new(o, "nodes", json_integer(j.nodes));
-    json_object_set_new(o, "context", json_integer((json_int_t)j.context_len));
-    json_object_set_new(o, "batch", json_integer((json_int_t)j.batch));
-    json_object_set_new(o, "kv_dtype", json_string(gpuplan_dtype_name(j.kv_dtype)));
-    json_object_set_new(o, "weights", json_string(gpuplan_dtype_name(j.weights_dtype)));
+    json_object_set_new(o, "input_tokens", json_integer((json_int_t)j.input_tokens));
+    json_object_set_new(o, "output_tokens", json_integer((json_int_t)j.output_tokens));
+    json_object_set_new(o, "concurrency", json_integer((json_int_t)j.concurrency));
+    json_object_set_new(o, "ep", json_integer(j.ep));
+    json_object_set_new(o, "engine", json_string(gpuplan_serving_engine_name(j.engine)));
+    json_object_set_new(o, "engine_version", json_string(j.engine_version));
+    json_object_set_new(o, "kv_dtype", json_string(gpuplan_serving_kv_dtype_name(j.kv_dtype)));
+    char weights[32];
+    json_object_set_new(
+        o, "weights", json_string(gpuplan_weights_name(j.weights_dtype, weights, sizeof weights)));
     return o;
 }
 
@@ -341,10 +314,9 @@ render_json(const struct gpuplan_estimate *est, struct gpuplan_buf *out, struct 
     json_t *memory = json_object();
     json_object_set_new(memory, "per_gpu", per_gpu);
     json_object_set_new(memory, "host", host);
-    if (est->job.method == GPUPLAN_METHOD_INFER) {
-        json_object_set_new(memory, "kv_bytes_per_seq", bytes_json(e->kv_bytes_per_seq));
-        if (est->has_gpu)
-            json_object_set_new(memory, "max_concurrent_seqs", bytes_json(e->max_concurrent_seqs));
+    if (est->is_serving) {
+        render_serving_memory_json(est, memory);
+        json_object_set_new(root, "serving", render_serving_json(est));
     }
     json_object_set_new(root, "schema_version", json_integer(1));
     json_object_set_new(root, "model", json_string(est->model_id));

@@ -4,7 +4,38 @@
 #ifndef GPUPLAN_RENDER_INTERNAL_H
 #define GPUPLAN_RENDER_INTERNAL_H
 
+#include <stddef.h>
+
+#include "gpuplan/buf.h"
+
+struct gpuplan_estimate;
+struct gpuplan_plan;
+struct gpuplan_plan_result;
+struct gpuplan_plan_serving;
+struct json_t;
+
 /* `v` rounded to the nearest multiple of `step` (> 0): what a renderer shows, e.g. 0.01 h. */
 double gpuplan_round_to(double v, double step);
+
+/* ---- serving (render_serving.c) ---- */
+
+/* An infer estimate's job and engine lines. */
+void render_serving_job_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out);
+/* "GPU KV cache: N tokens, max concurrency X at L tokens", the advice, the engine's log. */
+void render_serving_pool_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out);
+/* The steady state at the load, the cost, the launch line and the benchmark. */
+void render_serving_time_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out);
+/* memory.kv_capacity_tokens, memory.max_concurrency, ... into `memory`. */
+void render_serving_memory_json(const struct gpuplan_estimate *e, struct json_t *memory);
+/* The estimate's "serving" object (new reference). */
+struct json_t *render_serving_json(const struct gpuplan_estimate *e);
+/* A serving plan's "serving" object (new reference). */
+struct json_t *render_plan_serving_json(const struct gpuplan_plan_serving *sv);
+/* A serving result's header lines: the load, the targets, the counts. */
+void render_plan_serving_header(const struct gpuplan_plan_result *r, struct gpuplan_buf *out);
+/* The serving plan table's head (translated), one row, one plan's engine lines. */
+const char *render_plan_serving_table_head(void);
+void render_plan_serving_row(const struct gpuplan_plan *p, size_t rank, struct gpuplan_buf *out);
+void render_plan_serving_details(const struct gpuplan_plan *p, struct gpuplan_buf *out);
 
 #endif

@@ -16,6 +16,7 @@
 #include "gpuplan/plan.h"
 #include "gpuplan/render.h"
 #include "gpuplan/units.h"
+#include "render/render_internal.h"
 #include "util/json_internal.h"
 
 #include "util/i18n_internal.h"
@@ -100,23 +101,19 @@ static json_t *plan_json(const struct gpuplan_plan *p)
     json_object_set_new(o, "cost_usd_per_hour",
                         real_or_null(p->has_cloud_rate, cents(p->cost_usd_per_hour)));
     json_object_set_new(o, "cost_per_mtok_usd",
-                        real_or_null(p->has_cloud_rate && !infer, sig4(p->cost_per_mtok_usd)));
+                        real_or_null(p->has_cloud_rate && (!infer || p->cost_per_mtok_usd > 0),
+                                     sig4(p->cost_per_mtok_usd)));
     json_object_set_new(o, "capex_usd", real_or_null(p->has_capex, cents(p->capex_usd)));
     json_object_set_new(o, "own_usd_per_hour",
                         real_or_null(p->has_own_cost, cents(p->own_usd_per_hour)));
     json_object_set_new(o, "own_cost_usd",
                         real_or_null(p->has_own_cost && p->has_time, cents(p->own_cost_usd)));
     json_object_set_new(o, "own_cost_per_mtok_usd",
-                        real_or_null(p->has_own_cost && !infer, sig4(p->own_cost_per_mtok_usd)));
+                        real_or_null(p->has_own_cost && (!infer || p->own_cost_per_mtok_usd > 0),
+                                     sig4(p->own_cost_per_mtok_usd)));
     json_object_set_new(o, "compromise", json_boolean(p->compromise));
-    if (infer) {
-        json_object_set_new(o, "weights_dtype", json_string(gpuplan_dtype_name(j->weights_dtype)));
-        json_object_set_new(o, "kv_dtype", json_string(gpuplan_dtype_name(j->kv_dtype)));
-        json_object_set_new(o, "ttft_s", json_real(sig4(p->ttft_s)));
-        json_object_set_new(o, "tokens_per_s_per_user", json_real(sig4(p->tokens_per_s_per_user)));
-        json_object_set_new(o, "concurrency", json_integer((json_int_t)j->batch));
-        json_object_set_new(o, "context", json_integer((json_int_t)j->context_len));
-    }
+    if (p->is_serving)
+        json_object_set_new(o, "serving", render_plan_serving_json(&p->serving));
     json_object_set_new(o, "server", server_json(&p->server));
     json_object_set_new(o, "reasons", strings(p->reasons, p->n_reasons));
     json_object_set_new(o, "warnings", strings(p->warnings, p->n_warnings));
@@ -130,7 +127,10 @@ render_json(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct
     if (!root)
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
     json_object_set_new(root, "schema_version", json_integer(1));
-    json_object_set_new(root, "model", json_string(r->n_top ? r->top[0].model_id : ""));
+    json_object_set_new(root, "model",
+                        json_string(r->n_top      ? r->top[0].model_id
+                                    : r->n_misses ? r->misses[0].model_id
+                                                  : ""));
     json_object_set_new(root, "objective",
                         json_string(gpuplan_plan_objective_name(r->request.objective)));
     json_object_set_new(root, "where", json_string(gpuplan_plan_where_name(r->request.where)));
@@ -151,6 +151,26 @@ render_json(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct
     json_object_set_new(root, "recommendations", recs);
     json_object_set_new(root, "pareto", front);
     json_object_set_new(root, "notes", strings(r->notes, r->n_notes));
+    if (r->request.job.method == GPUPLAN_METHOD_INFER) {
+        json_t *misses = json_array(), *targets = json_object();
+        for (size_t i = 0; i < r->n_misses; i++)
+            json_array_append_new(misses, plan_json(&r->misses[i]));
+        json_object_set_new(root, "nearest_misses", misses);
+        const struct gpuplan_plan_request *q = &r->request;
+        json_object_set_new(targets, "input_tokens", json_integer((json_int_t)q->job.input_tokens));
+        json_object_set_new(targets, "output_tokens",
+                            json_integer((json_int_t)q->job.output_tokens));
+        json_object_set_new(targets, "request_rate_per_s",
+                            real_or_null(q->request_rate_per_s > 0, q->request_rate_per_s));
+        json_object_set_new(
+            targets, "concurrency",
+            q->request_rate_per_s > 0 ? json_null() : json_integer((json_int_t)q->job.concurrency));
+        json_object_set_new(targets, "ttft_ms",
+                            real_or_null(q->target_ttft_ms > 0, q->target_ttft_ms));
+        json_object_set_new(targets, "tpot_ms",
+                            real_or_null(q->target_tpot_ms > 0, q->target_tpot_ms));
+        json_object_set_new(root, "serving_targets", targets);
+    }
     return gpuplan_json_write(root, JSON_FLAGS, out, err);
 }
 
@@ -167,14 +187,10 @@ static void text_row(const struct gpuplan_plan *p, size_t rank, struct gpuplan_b
     const struct gpuplan_job *j = &p->job;
     char count[24], how[64];
     snprintf(count, sizeof count, "%ux%u", p->nodes, p->gpus_per_node);
-    if (j->method == GPUPLAN_METHOD_INFER)
-        snprintf(how, sizeof how, "infer %s kv %s tp%u", gpuplan_dtype_name(j->weights_dtype),
-                 gpuplan_dtype_name(j->kv_dtype), j->tp);
-    else
-        snprintf(how, sizeof how, "%s %s %s mb%llu ckpt-%s off-%s", gpuplan_method_name(j->method),
-                 gpuplan_precision_name(j->precision), gpuplan_sharding_name(j->sharding),
-                 (unsigned long long)j->micro_batch, gpuplan_grad_ckpt_name(j->grad_ckpt),
-                 gpuplan_offload_name(j->offload));
+    snprintf(how, sizeof how, "%s %s %s mb%llu ckpt-%s off-%s", gpuplan_method_name(j->method),
+             gpuplan_precision_name(j->precision), gpuplan_sharding_name(j->sharding),
+             (unsigned long long)j->micro_batch, gpuplan_grad_ckpt_name(j->grad_ckpt),
+             gpuplan_offload_name(j->offload));
     gpuplan_buf_printf(out, "%3zu %-15s %-5s %-52s %7.1f %10.0f", rank, p->gpu ? p->gpu->id : "",
                        count, how, gpuplan_gib_from_bytes(p->memory_per_gpu_bytes),
                        p->tokens_per_s);
@@ -197,8 +213,11 @@ static const char *const table_head =
 static void text_details(const struct gpuplan_plan *p, size_t rank, struct gpuplan_buf *out)
 {
     const struct gpuplan_plan_server *sv = &p->server;
-    gpuplan_buf_printf(out, GPUPLAN_TR("\n#%zu %u x %s on %s (%s), %u server%s\n"), rank,
-                       p->gpus_per_node * p->nodes, p->gpu ? p->gpu->id : "",
+    /* a serving plan's GPUs are its replicas' (the servers may hold more) */
+    const uint32_t n_gpus = p->is_serving ? p->serving.replicas * p->serving.gpus_per_replica
+                                          : p->gpus_per_node * p->nodes;
+    gpuplan_buf_printf(out, GPUPLAN_TR("\n#%zu %u x %s on %s (%s), %u server%s\n"), rank, n_gpus,
+                       p->gpu ? p->gpu->id : "",
                        sv->platform_id[0] ? sv->platform_id : GPUPLAN_TR("no platform"),
                        sv->form_factor, sv->n_servers, sv->n_servers == 1 ? "" : "s");
     gpuplan_buf_printf(
@@ -210,7 +229,9 @@ static void text_details(const struct gpuplan_plan *p, size_t rank, struct gpupl
         sv->power_w / GPUPLAN_W_PER_KW, sv->rack_power_w / GPUPLAN_W_PER_KW);
     gpuplan_buf_printf(out, GPUPLAN_TR("  GPUs: %s; network: %s\n"), GPUPLAN_TR(sv->interconnect),
                        GPUPLAN_TR(sv->network));
-    if (p->has_own_cost && p->has_time)
+    if (p->is_serving)
+        render_plan_serving_details(p, out);
+    else if (p->has_own_cost && p->has_time)
         gpuplan_buf_printf(out,
                            GPUPLAN_TR("  own: %.0f USD per hour of use (TCO defaults), %.0f USD "
                                       "for this run\n"),
@@ -224,9 +245,39 @@ static void text_details(const struct gpuplan_plan *p, size_t rank, struct gpupl
         gpuplan_buf_printf(out, GPUPLAN_TR("  warning: %s\n"), p->warnings[i]);
 }
 
+/* A serving result: the load and targets, the plans (or the nearest misses), the front. */
+static enum gpuplan_status render_serving_text(const struct gpuplan_plan_result *r,
+                                               struct gpuplan_buf *out,
+                                               struct gpuplan_error *err)
+{
+    render_plan_serving_header(r, out);
+    const struct gpuplan_plan *plans = r->n_top ? r->top : r->misses;
+    const size_t n = r->n_top ? r->n_top : r->n_misses;
+    if (n) {
+        if (!r->n_top)
+            gpuplan_buf_puts(out, GPUPLAN_TR("nearest misses:\n"));
+        gpuplan_buf_puts(out, render_plan_serving_table_head());
+        for (size_t i = 0; i < n; i++)
+            render_plan_serving_row(&plans[i], i + 1, out);
+        for (size_t i = 0; i < n; i++)
+            text_details(&plans[i], i + 1, out);
+    }
+    if (r->n_pareto > 1) {
+        gpuplan_buf_puts(out, GPUPLAN_TR("\nlatency vs cost (Pareto set):\n"));
+        gpuplan_buf_puts(out, render_plan_serving_table_head());
+        for (size_t i = 0; i < r->n_pareto; i++)
+            render_plan_serving_row(&r->pareto[i], i + 1, out);
+    }
+    for (size_t i = 0; i < r->n_notes; i++)
+        gpuplan_buf_printf(out, GPUPLAN_TR("%snote: %s\n"), i == 0 ? "\n" : "", r->notes[i]);
+    return gpuplan_buf_status(out, err);
+}
+
 static enum gpuplan_status
 render_text(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct gpuplan_error *err)
 {
+    if (r->request.job.method == GPUPLAN_METHOD_INFER)
+        return render_serving_text(r, out, err);
     gpuplan_buf_printf(
         out,
         GPUPLAN_TR(

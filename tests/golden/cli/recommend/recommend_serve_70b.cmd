@@ -1,1 +1,1 @@
-$GPUPLAN recommend llama-3.1-70b --method infer --context 8192 --concurrency 32 --target-tokens-per-s 20 --vendor nvidia --top 2
+$GPUPLAN recommend llama-3.3-70b --method infer --input-tokens 2048 --output-tokens 512 --request-rate 10 --ttft-ms 1000 --tpot-ms 50 --top 3
