@@ -466,6 +466,96 @@ def t_tco(page, api_base):
     page.screenshot("tco")
 
 
+def serving_row(r):
+    """A serving plan as the page's serving table shows it (en)."""
+    sv = r["serving"]
+    layout = f"{sv['replicas']} × tp{sv['tp']}" + (f" pp{sv['pp']}" if sv["pp"] > 1 else "") + \
+        (f" ep{sv['ep']}" if sv["ep"] > 1 else "")
+    return [
+        r["gpu"], layout, sv["weights"], sv["kv_dtype"],
+        num(sv["ttft_s"] * 1000, 0), num(sv["tpot_s"] * 1000, 1),
+        num(sv["output_tokens_per_s_per_gpu"], 0), num(sv["tokens_per_s_per_user"], 1),
+        num(r.get("cost_per_mtok_usd"), 2), num(r.get("cost_usd_per_hour"), 2), num(r.get("capex_usd"), 0),
+    ]
+
+
+def shown_rows(page, table_id):
+    return page.js("""
+      return [...document.querySelectorAll(`#${arguments[0]} tbody tr`)].map((tr) =>
+        [...tr.querySelectorAll('td[data-col]')].filter((td) => td.dataset.col !== 'col_server')
+          .map((td) => td.textContent));""", table_id)
+
+
+def t_serving(page, api_base):
+    """Serving: the engine's pool and steady state in the estimate, the serving search with
+    targets, the verify artifact, a plan put back into the form, and nothing meeting the targets."""
+    choose_model(page, "llama-3.3-70b")
+    page.select("#method", "infer")
+    page.select("#gpu", "h100-sxm")
+    page.fill("#gpu_count", "2")
+    page.fill("#max_model_len", "4096")
+    page.fill("#input_tokens", "2048")
+    page.fill("#output_tokens", "512")
+    page.fill("#concurrency", "8")
+    page.fill("#request_rate", "10")
+    page.fill("#ttft_ms", "1000")
+    page.fill("#tpot_ms", "50")
+    body = submit_and_capture(page, lambda: page.click("#run"))
+    res.eq("serving estimate body", body, {
+        "model": "llama-3.3-70b", "method": "infer", "gpu": "h100-sxm:2", "input_tokens": 2048,
+        "output_tokens": 512, "concurrency": 8, "max_model_len": 4096})
+    _, api, _ = api_post(api_base, "/v1/estimate", body)
+    check_estimate_shown(page, "serving 70b x2", api)
+    res.eq("KV line as the engine prints it", page.text("#kv-info"), api["memory"]["summary"])
+    res.true("KV line names tokens and concurrency",
+             "GPU KV cache:" in (page.text("#kv-info") or "") and "max concurrency" in page.text("#kv-info"),
+             page.text("#kv-info"))
+    sv = api["serving"]
+    if sv["has_time"]:
+        res.eq("TPOT shown", page.text("#s-tpot"), num(sv["tpot_s"] * 1000, 2))
+        res.eq("TTFT shown", page.text("#s-ttft"), num(sv["ttft_s"] * 1000, 1))
+    res.eq("launch line shown", page.text("#est-launch"), sv["commands"]["launch"])
+    res.eq("benchmark shown", page.text("#est-verify"), sv["commands"]["bench"])
+    cli = page.text("#cli-text").split("\n")
+    res.eq("printed serving estimate command = API answer", run_cli(cli[0]), api)
+    rec_body = wait_request_to(page, "/v1/recommend")
+    res.eq("serving recommend body", rec_body, {
+        "model": "llama-3.3-70b", "method": "infer", "input_tokens": 2048, "output_tokens": 512,
+        "concurrency": 8, "max_model_len": 4096, "request_rate": 10, "ttft_ms": 1000, "tpot_ms": 50})
+    status, rec, _ = api_post(api_base, "/v1/recommend", rec_body)
+    res.eq("serving recommend status", status, 200)
+    page.wait_visible("#rec-table")
+    res.eq("serving table = API", shown_rows(page, "rec-table"), [serving_row(r) for r in rec["recommendations"]])
+    res.true("serving plans found", len(rec["recommendations"]) > 0, "no plan")
+    if rec["recommendations"]:
+        r0 = rec["recommendations"][0]
+        res.eq("plan 1 launch line", page.text("#rec-launch"), r0["serving"]["commands"]["launch"])
+        res.eq("plan 1 benchmark", page.text("#rec-verify"), r0["serving"]["commands"]["bench"])
+    res.eq("printed serving recommend command = API answer", run_cli(cli[1]), rec)
+    want = len([p for p in rec["pareto"] if p.get("cost_per_mtok_usd") is not None])
+    res.eq("one point per serving Pareto plan", page.count("#pareto-chart circle.pareto-point"), want)
+    page.screenshot("serving")
+    if rec["recommendations"]:
+        r0 = rec["recommendations"][0]
+        body = submit_and_capture(page, lambda: page.click("#rec-table tbody tr:first-child button.use-plan"))
+        res.eq("plan 1 into the form: one replica", body.get("gpu"), f"{r0['gpu']}:{r0['serving']['tp']}")
+        _, est, _ = api_post(api_base, "/v1/estimate", body)
+        res.true("plan 1 replica starts", est.get("fits") is True, f"estimate {est.get('fits')}")
+    # Targets nothing meets: the nearest misses instead of plans.
+    page.fill("#tpot_ms", "2")
+    submit_and_capture(page, lambda: page.click("#run"))
+    rec_body = wait_request_to(page, "/v1/recommend")
+    _, rec, _ = api_post(api_base, "/v1/recommend", rec_body)
+    page.wait_visible("#recommend-out > *")
+    res.eq("no plan meets TPOT 2 ms", rec["recommendations"], [])
+    res.eq("nearest misses shown", shown_rows(page, "miss-table"), [serving_row(r) for r in rec["nearest_misses"]])
+    page.reload()
+    wait_catalog(page)
+    choose_model(page, "llama-3.1-8b")
+    page.select("#method", "lora")
+    page.select("#gpu", "h100-sxm")
+
+
 def t_accessibility(page):
     """Labels, live regions, keyboard, contrast."""
     unlabelled = page.js("""
@@ -565,6 +655,7 @@ def main():
                 res.step("paste config", t_paste_config, page)
                 res.step("recommend", t_recommend, page, api_base)
                 res.step("tco", t_tco, page, api_base)
+                res.step("serving", t_serving, page, api_base)
                 res.step("accessibility", t_accessibility, page)
                 res.step("russian", t_russian, page, br, base, api_base)
                 res.step("phone", t_phone, br, base, api_base)
