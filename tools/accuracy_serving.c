@@ -17,7 +17,10 @@
  *   - max concurrency (printed, not summarised: it follows the capacity);
  *   - TPOT (steady state at the row's concurrency; "e2e" rows compare the
  *     whole latency / output tokens, prefill included) and TTFT at
- *     concurrency 1.
+ *     concurrency 1. TPOT twice: out of sample (the headline: the two step
+ *     constants fitted on the rows the `fit` column marks are refitted
+ *     without the row's source, a repository or a URL's host, as
+ *     serving_time.c fits them) and in sample (the constants as fitted).
  * Prints each row's error, the median and p90 of |error| per engine and
  * overall, and the rows that miss (KV > 8 %, weights > 3 %, TPOT > 25 %)
  * with the row's notes, which say what the model leaves out.
@@ -119,8 +122,11 @@ static double num(const struct row *r, const char *name)
 }
 
 /* |error| lists per metric and engine; engines: 0 vllm, 1 sglang, 2 other (nim), 3 all. */
-enum metric { M_KV = 0, M_WEIGHTS, M_TPOT, M_TTFT, M_COUNT };
-static const char *const metric_names[M_COUNT] = { "KV capacity", "weights", "TPOT", "TTFT" };
+/* M_TPOT_LOSO: each TPOT row predicted with the two step constants refitted without its
+ * source (the headline); M_TPOT: with the constants as fitted on every source (in sample). */
+enum metric { M_KV = 0, M_WEIGHTS, M_TPOT_LOSO, M_TPOT, M_TTFT, M_COUNT };
+static const char *const metric_names[M_COUNT] = { "KV capacity", "weights", "TPOT held out",
+                                                   "TPOT in sample", "TTFT" };
 static const char *const engine_names[4] = { "vllm", "sglang", "nim", "all" };
 
 struct tally {
@@ -314,6 +320,71 @@ static void print_fit(const struct row *r,
                rest / (double)profile->n_layers * 1e6);
 }
 
+/*
+ * A scored TPOT row, kept for the leave-one-source-out refit of the step
+ * model's two fitted constants (LAYER_FIXED_S on the dense rows marked
+ * fit=layer, MOE_LAYER_S on the rows marked fit=moe; serving_time.c).
+ */
+struct tpot_row {
+    char id[16];
+    char source[96]; /* the publisher: a repository, or a URL's host */
+    int engine;      /* engine_slot() */
+    int fit;         /* 0 none, 1 the per-layer constant's fit set, 2 the MoE constant's */
+    bool e2e;
+    double measured_s;
+    struct gpuplan_serving_profile profile;
+    struct gpuplan_serving_request req;
+    struct gpuplan_gpu gpu; /* a copy (catalog GPU or stand-in) */
+    struct gpuplan_serving_load load;
+    /* one decode step at the row's steady concurrency, with the fitted constants */
+    double step_s, layer_overhead_s, moe_s;
+};
+static struct tpot_row tpot_rows[MAX_ROWS / 8];
+static size_t n_tpot_rows;
+
+/* "tenstorrent/tt-inference-server#143 (date)" -> the repository; a URL -> its host. */
+static void source_key(const char *source, char *out, size_t cap)
+{
+    const char *p = strstr(source, "://");
+    p = p ? p + 3 : source;
+    size_t n = strcspn(p, p == source ? "# (" : "/");
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+static void keep_tpot_row(const struct row *r,
+                          const struct gpuplan_serving_profile *profile,
+                          const struct gpuplan_serving_request *req,
+                          const struct gpuplan_gpu *gpu,
+                          const struct gpuplan_serving_load *load,
+                          uint64_t concurrency)
+{
+    if (n_tpot_rows >= sizeof tpot_rows / sizeof tpot_rows[0])
+        return;
+    struct tpot_row *k = &tpot_rows[n_tpot_rows];
+    struct gpuplan_serving_step s;
+    const uint64_t ctx = load->input_tokens + load->output_tokens / 2;
+    if (gpuplan_serving_step_time(profile, req, gpu, concurrency, ctx, 0, &s, NULL) != GPUPLAN_OK)
+        return;
+    (void)snprintf(k->id, sizeof k->id, "%s", field(r, "id"));
+    source_key(field(r, "source"), k->source, sizeof k->source);
+    k->engine = engine_slot(field(r, "engine"));
+    const char *fit = field(r, "fit");
+    k->fit = strcmp(fit, "layer") == 0 ? 1 : strcmp(fit, "moe") == 0 ? 2 : 0;
+    k->e2e = strcmp(field(r, "tpot_kind"), "e2e") == 0;
+    k->measured_s = num(r, "tpot_ms") / 1e3;
+    k->profile = *profile;
+    k->req = *req;
+    k->gpu = *gpu;
+    k->load = *load;
+    k->step_s = s.step_s;
+    k->layer_overhead_s = s.layer_overhead_s;
+    k->moe_s = s.moe_s;
+    n_tpot_rows++;
+}
+
 static void score_time(struct tally *t,
                        const struct row *r,
                        const struct gpuplan_serving_profile *profile,
@@ -355,6 +426,7 @@ static void score_time(struct tally *t,
         add(t, M_TPOT, slot, e);
         if (fabs(e) > MISS_TIME_PCT)
             note_miss(r, "TPOT", e);
+        keep_tpot_row(r, profile, &mreq, gpu, &load, ss.concurrency);
         if (fit) {
             struct gpuplan_serving_step s;
             const uint64_t ctx = load.input_tokens + load.output_tokens / 2;
@@ -404,6 +476,92 @@ score_row(struct tally *t, const struct gpuplan_catalog *catalog, const struct r
     return 0;
 }
 
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof v[0], cmp_double);
+    return median(v, n);
+}
+
+/* The per-layer constant one row implies: its TPOT less every other term, per layer. */
+static double implied_layer_s(const struct tpot_row *k)
+{
+    const double rest = k->measured_s - (k->step_s - k->layer_overhead_s - k->moe_s);
+    return rest / (double)k->profile.n_layers;
+}
+
+/* The MoE constant one row implies, given the per-layer one. */
+static double implied_moe_s(const struct tpot_row *k, double layer_s)
+{
+    const double rest = k->measured_s - (k->step_s - k->layer_overhead_s - k->moe_s);
+    return (rest - layer_s * (double)k->profile.n_layers) / (double)k->profile.n_moe_layers;
+}
+
+/* A row's TPOT (or e2e latency per token) with the given constants; NAN on error. */
+static double predict_tpot_s(const struct tpot_row *k, double layer_s, double moe_s)
+{
+    struct gpuplan_serving_request req = k->req;
+    req.layer_fixed_s = layer_s;
+    req.moe_layer_s = moe_s;
+    struct gpuplan_serving_memory m;
+    struct gpuplan_serving_steady ss;
+    if (gpuplan_serving_memory(&k->profile, &req, &k->gpu, &m, NULL) != GPUPLAN_OK ||
+        gpuplan_serving_steady_state(&k->profile, &req, &k->gpu, &m, &k->load, &ss, NULL) !=
+            GPUPLAN_OK)
+        return NAN;
+    if (k->e2e && k->load.output_tokens > 0)
+        return (ss.ttft_s + (double)(k->load.output_tokens - 1) * ss.tpot_s) /
+               (double)k->load.output_tokens;
+    return ss.tpot_s;
+}
+
+/*
+ * Leave one source out: for each publisher of TPOT rows, refit the two
+ * constants as serving_time.c was fitted (the median implied value over the
+ * fit rows: per-layer first, then MoE given it) on the other publishers'
+ * rows, and predict that publisher's rows with them.
+ */
+static void leave_one_source_out(struct tally *t)
+{
+    static double layer[MAX_ROWS / 8], moe[MAX_ROWS / 8];
+    printf("\nTPOT leave-one-source-out (the step constants refitted without each source):\n");
+    for (size_t i = 0; i < n_tpot_rows; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i; j++)
+            first &= strcmp(tpot_rows[j].source, tpot_rows[i].source) != 0;
+        if (!first)
+            continue;
+        const char *held = tpot_rows[i].source;
+        size_t n_layer = 0, n_moe = 0;
+        for (size_t j = 0; j < n_tpot_rows; j++) {
+            if (tpot_rows[j].fit == 1 && strcmp(tpot_rows[j].source, held) != 0)
+                layer[n_layer++] = implied_layer_s(&tpot_rows[j]);
+        }
+        const double layer_s = n_layer ? median_of(layer, n_layer) : 0.0;
+        for (size_t j = 0; j < n_tpot_rows; j++) {
+            if (tpot_rows[j].fit == 2 && strcmp(tpot_rows[j].source, held) != 0 &&
+                tpot_rows[j].profile.n_moe_layers > 0)
+                moe[n_moe++] = implied_moe_s(&tpot_rows[j], layer_s > 0 ? layer_s : 0.0);
+        }
+        const double moe_s = n_moe ? median_of(moe, n_moe) : 0.0;
+        printf("  without %-32s per-layer %6.1f us (%zu rows), MoE %6.1f us (%zu rows):", held,
+               layer_s * 1e6, n_layer, moe_s * 1e6, n_moe);
+        for (size_t j = 0; j < n_tpot_rows; j++) {
+            const struct tpot_row *k = &tpot_rows[j];
+            if (strcmp(k->source, held) != 0)
+                continue;
+            /* a constant with no row left to fit it falls back to the fitted value (0) */
+            const double pred =
+                predict_tpot_s(k, layer_s > 0 ? layer_s : 0.0, moe_s > 0 ? moe_s : 0.0);
+            if (isnan(pred))
+                continue;
+            const double e = pct_err(pred, k->measured_s);
+            printf(" %s %+.1f %%", k->id, e);
+            add(t, M_TPOT_LOSO, k->engine, e);
+        }
+        printf("\n");
+    }
+}
+
 /* Issue 17's target per engine and overall: a report, not a gate. */
 static void report_targets(const struct tally *t, double max_median, double max_p90)
 {
@@ -421,7 +579,7 @@ static void report_targets(const struct tally *t, double max_median, double max_
 
 static void summarise(struct tally *t, double kv_all[2])
 {
-    printf("\n%-12s %-7s %5s %9s %9s\n", "metric", "engine", "rows", "median", "p90");
+    printf("\n%-14s %-7s %5s %9s %9s\n", "metric", "engine", "rows", "median", "p90");
     for (int m = 0; m < M_COUNT; m++) {
         for (int e = 0; e < 4; e++) {
             const size_t n = t->n[m][e];
@@ -429,7 +587,7 @@ static void summarise(struct tally *t, double kv_all[2])
                 continue;
             qsort(t->v[m][e], n, sizeof(double), cmp_double);
             const double med = median(t->v[m][e], n), p90 = percentile(t->v[m][e], n, 90.0);
-            printf("%-12s %-7s %5zu %8.1f %% %8.1f %%\n", metric_names[m], engine_names[e], n, med,
+            printf("%-14s %-7s %5zu %8.1f %% %8.1f %%\n", metric_names[m], engine_names[e], n, med,
                    p90);
             if (m == M_KV && e == 3) {
                 kv_all[0] = med;
@@ -521,7 +679,14 @@ int main(int argc, char **argv)
     gpuplan_catalog_free(catalog);
     printf("\n%zu rows, %zu usable\n", n_rows, n_usable);
     double kv[2] = { NAN, NAN };
+    leave_one_source_out(&t);
     summarise(&t, kv);
+    const size_t n_out = t.n[M_TPOT_LOSO][3], n_in = t.n[M_TPOT][3];
+    if (n_out > 0)
+        printf("\nheadline: TPOT out of sample (leave one source out) median %.1f %%, p90 %.1f %% "
+               "over %zu rows; in sample median %.1f %%, p90 %.1f %%\n",
+               median(t.v[M_TPOT_LOSO][3], n_out), percentile(t.v[M_TPOT_LOSO][3], n_out, 90.0),
+               n_out, median(t.v[M_TPOT][3], n_in), percentile(t.v[M_TPOT][3], n_in, 90.0));
     if (target_kv_median >= 0 && target_kv_p90 >= 0)
         report_targets(&t, target_kv_median, target_kv_p90);
     size_t tp = 0, tf = 0;
