@@ -545,6 +545,105 @@ static void test_json_contract(void **state)
     free(r);
 }
 
+/* The verify artifact: each flag from the figures it describes, as each engine spells it. */
+static void test_commands(void **state)
+{
+    (void)state;
+    static const struct {
+        enum gpuplan_serving_engine engine;
+        uint32_t tp, pp, ep;
+        enum gpuplan_serving_kv_dtype kv;
+        enum gpuplan_dtype weights;
+        bool stored_fp8, eager;
+        const char *launch_has[4];
+        const char *launch_lacks;
+        const char *bench_has;
+        bool needs_checkpoint;
+    } rows[] = {
+        { GPUPLAN_SERVING_VLLM,
+          4,
+          2,
+          4,
+          GPUPLAN_SERVING_KV_FP8,
+          GPUPLAN_DTYPE_F8_E4M3,
+          false,
+          true,
+          { "vllm serve org/m --tensor-parallel-size 4 --pipeline-parallel-size 2 "
+            "--enable-expert-parallel",
+            "--kv-cache-dtype fp8", "--quantization fp8", "--enforce-eager" },
+          "--dtype",
+          "vllm bench serve --backend vllm --model org/m ",
+          false },
+        { GPUPLAN_SERVING_VLLM,
+          8,
+          1,
+          1,
+          GPUPLAN_SERVING_KV_AUTO,
+          GPUPLAN_DTYPE_F8_E4M3,
+          true,
+          false,
+          { "--tensor-parallel-size 8 --max-model-len 4096", NULL },
+          "--quantization",
+          "--ignore-eos",
+          false },
+        { GPUPLAN_SERVING_VLLM,
+          2,
+          1,
+          1,
+          GPUPLAN_SERVING_KV_FP16,
+          GPUPLAN_DTYPE_AWQ4,
+          false,
+          false,
+          { "--dtype float16", NULL },
+          "--quantization",
+          "--random-range-ratio 0",
+          true },
+        { GPUPLAN_SERVING_SGLANG,
+          8,
+          1,
+          8,
+          GPUPLAN_SERVING_KV_FP8,
+          GPUPLAN_DTYPE_UNKNOWN,
+          false,
+          true,
+          { "python -m sglang.launch_server --model-path org/m --tp 8 --ep-size 8",
+            "--context-length 4096", "--kv-cache-dtype fp8_e4m3", "--disable-cuda-graph" },
+          "--quantization",
+          "python -m sglang.bench_serving --backend sglang",
+          false },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct gpuplan_serving_request req;
+        gpuplan_serving_request_init(&req);
+        req.engine = rows[i].engine;
+        req.kv_dtype = rows[i].kv;
+        req.weights_dtype = rows[i].weights;
+        req.enforce_eager = rows[i].eager;
+        struct gpuplan_serving_memory mem;
+        memset(&mem, 0, sizeof mem);
+        mem.engine = rows[i].engine;
+        mem.tp = rows[i].tp;
+        mem.pp = rows[i].pp;
+        mem.ep = rows[i].ep;
+        mem.max_model_len = 4096;
+        mem.max_num_seqs = 256;
+        mem.max_num_batched_tokens = 8192;
+        mem.memory_fraction = 0.9;
+        const struct gpuplan_serving_load load = { 2048, 512, 7 };
+        struct gpuplan_serving_commands c;
+        gpuplan_serving_commands("org/m", &req, &mem, &load, rows[i].stored_fp8, &c);
+        for (size_t k = 0; k < 4 && rows[i].launch_has[k]; k++)
+            if (!strstr(c.launch, rows[i].launch_has[k]))
+                fail_msg("row %zu: '%s' lacks '%s'", i, c.launch, rows[i].launch_has[k]);
+        assert_null(strstr(c.launch, rows[i].launch_lacks));
+        assert_non_null(strstr(c.bench, rows[i].bench_has));
+        assert_non_null(strstr(c.bench, "--random-input-len 2048 --random-output-len 512"));
+        assert_non_null(strstr(c.bench, "--max-concurrency 7 --num-prompts 70"));
+        assert_int_equal(c.needs_quantized_checkpoint, rows[i].needs_checkpoint);
+        assert_int_equal(c.num_prompts, 70);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -558,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_sglang_by_concurrency),
         cmocka_unit_test(test_moe_and_on_prem),
         cmocka_unit_test(test_json_contract),
+        cmocka_unit_test(test_commands),
     };
     return cmocka_run_group_tests_name("serving search", tests, setup, teardown);
 }

@@ -766,6 +766,8 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .count_min = 1,
       .count_max = GPUPLAN_JOB_MAX_DEGREE,
       .flags = GPUPLAN_OPTION_SEARCHED },
+    /* The load's defaults are `vllm bench serve`'s random dataset: 1024 in, 128 out
+     * (vllm/benchmarks/datasets.py RandomDataset DEFAULT_INPUT_LEN, DEFAULT_OUTPUT_LEN). */
     { .name = "input-tokens",
       .kind = GPUPLAN_OPTION_COUNT,
       .field = GPUPLAN_FIELD_U64,

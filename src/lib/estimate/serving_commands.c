@@ -68,20 +68,29 @@ quantization_of(enum gpuplan_dtype w, bool stored_fp8, struct gpuplan_serving_co
     }
 }
 
-static const char *kv_flag_value(enum gpuplan_serving_engine engine,
-                                 enum gpuplan_serving_kv_dtype kv)
+/*
+ * The KV cache dtype as a flag. FP8 has its own value (vLLM `--kv-cache-dtype fp8`,
+ * SGLang `fp8_e4m3`); a 16- or 32-bit cache follows the model dtype in both engines
+ * (`auto`), so an explicit one is `--dtype` (which also sets the activations').
+ */
+static void
+kv_flag(enum gpuplan_serving_engine engine, enum gpuplan_serving_kv_dtype kv, char *line)
 {
     switch (kv) {
     case GPUPLAN_SERVING_KV_FP8:
-        return engine == GPUPLAN_SERVING_SGLANG ? "fp8_e4m3" : "fp8";
+        add(line, " --kv-cache-dtype %s", engine == GPUPLAN_SERVING_SGLANG ? "fp8_e4m3" : "fp8");
+        return;
     case GPUPLAN_SERVING_KV_BF16:
-        return "bfloat16";
+        add(line, " --dtype bfloat16");
+        return;
     case GPUPLAN_SERVING_KV_FP16:
-        return "float16";
+        add(line, " --dtype float16");
+        return;
     case GPUPLAN_SERVING_KV_FP32:
-        return "float32";
+        add(line, " --dtype float32");
+        return;
     default:
-        return NULL; /* auto: the engine's default, not written */
+        return; /* auto: the engine's default, not written */
     }
 }
 
@@ -101,9 +110,7 @@ static void vllm_lines(const char *model,
         "--gpu-memory-utilization %.2f",
         (unsigned long long)m->max_model_len, m->max_num_seqs,
         (unsigned long long)m->max_num_batched_tokens, m->memory_fraction);
-    const char *kv = kv_flag_value(GPUPLAN_SERVING_VLLM, req->kv_dtype);
-    if (kv)
-        add(o->launch, " --kv-cache-dtype %s", kv);
+    kv_flag(GPUPLAN_SERVING_VLLM, req->kv_dtype, o->launch);
     if (o->quantization[0])
         add(o->launch, " --quantization %s", o->quantization);
     if (req->enforce_eager)
@@ -132,9 +139,7 @@ static void sglang_lines(const char *model,
         "%llu --mem-fraction-static %.3f",
         (unsigned long long)m->max_model_len, m->max_num_seqs,
         (unsigned long long)m->max_num_batched_tokens, m->memory_fraction);
-    const char *kv = kv_flag_value(GPUPLAN_SERVING_SGLANG, req->kv_dtype);
-    if (kv)
-        add(o->launch, " --kv-cache-dtype %s", kv);
+    kv_flag(GPUPLAN_SERVING_SGLANG, req->kv_dtype, o->launch);
     if (o->quantization[0])
         add(o->launch, " --quantization %s", o->quantization);
     if (req->enforce_eager)

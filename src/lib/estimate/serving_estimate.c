@@ -23,8 +23,9 @@
 
 /* "More GPUs" is suggested up to a full 8-GPU board, as for training (memory_model.c). */
 #define SUGGEST_MAX_GPUS_PER_NODE 8u
-/* A utilisation suggested for a refused vLLM start: vLLM's documentation calls 0.95 safe
- * on a dedicated GPU (the remaining 5 % holds the CUDA context and NCCL); an assumption. */
+/* A utilisation suggested for a refused vLLM start on a GPU the engine has to itself: 5 %
+ * is left for the CUDA context (0.4-0.6 GiB), NCCL (0.25 GiB) and graphs on an 80 GB GPU;
+ * an assumption, and the suggestion is re-evaluated like any other. */
 #define SUGGEST_HIGH_UTILIZATION 0.95
 /* Suggested fractions are rounded to this step, as users type them (0.87, not 0.8713). */
 #define FRACTION_STEP 0.01
