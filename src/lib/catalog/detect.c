@@ -183,8 +183,8 @@ static void copy_printable(char *dst, size_t dst_size, const char *src, size_t s
             i++;
             continue;
         }
-        const size_t seq = c >= 0x80 ? gpuplan_utf8_sequence_len((const uint8_t *)src + i, len - i)
-                                     : 0;
+        const size_t seq =
+            c >= 0x80 ? gpuplan_utf8_sequence_len((const uint8_t *)src + i, len - i) : 0;
         if (seq == 0) {
             dst[n++] = '?';
             i++;
