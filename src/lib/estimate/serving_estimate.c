@@ -296,7 +296,7 @@ enum gpuplan_status serving_estimate(const struct gpuplan_model *model,
         }
         return GPUPLAN_OK;
     }
-    struct gpuplan_serving_memory local;
+    struct gpuplan_serving_memory local = { 0 };
     struct gpuplan_serving_memory *m = sv ? &sv->memory : &local;
     st = gpuplan_serving_memory(&profile, &req, gpu, m, err);
     if (st != GPUPLAN_OK)

@@ -47,7 +47,7 @@ struct weights_text {
 };
 static struct weights_text weights_name(enum gpuplan_dtype w)
 {
-    struct weights_text t;
+    struct weights_text t = { { 0 } };
     (void)gpuplan_weights_name(w, t.s, sizeof t.s);
     return t;
 }
