@@ -151,7 +151,7 @@ static const char *module_name_in(const char *family, enum gpuplan_role role)
 size_t gpuplan_job_lora_module_names(const struct gpuplan_model *model, char *out, size_t size)
 {
     size_t n_names = 0, used = 0;
-    const char *seen[GPUPLAN_ROLE_COUNT];
+    const char *seen[GPUPLAN_ROLE_COUNT] = { NULL };
     if (size)
         out[0] = '\0';
     for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
