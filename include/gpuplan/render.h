@@ -157,6 +157,24 @@ enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_estimate *estim
                                             struct gpuplan_buf *out,
                                             struct gpuplan_error *err);
 
+struct gpuplan_config;
+
+/*
+ * The estimate of a job read from config files (config.h): text adds the
+ * files' unknown keys, the framework defaults taken and what could not be
+ * expressed; JSON adds "config" {kind, stack, files, model, notes[{kind,
+ * key, where, setting, value, detail}]}. With `check` (gpuplan check), also
+ * the suggestions in the file's own vocabulary: text "to fit, change in
+ * ...", JSON "changes"[{option, change, in_file, saving_bytes, fits}].
+ * `config` NULL is gpuplan_render_estimate.
+ */
+enum gpuplan_status gpuplan_render_estimate_from(const struct gpuplan_estimate *estimate,
+                                                 const struct gpuplan_config *config,
+                                                 bool check,
+                                                 enum gpuplan_format format,
+                                                 struct gpuplan_buf *out,
+                                                 struct gpuplan_error *err);
+
 /* ---- the planner's result (render_plan.c) ---- */
 
 struct gpuplan_plan_result;
@@ -182,6 +200,13 @@ enum gpuplan_status gpuplan_render_plan(const struct gpuplan_plan_result *result
                                         struct gpuplan_buf *out,
                                         struct gpuplan_error *err);
 
+/* The plans for a job read from config files: as gpuplan_render_estimate_from adds them. */
+enum gpuplan_status gpuplan_render_plan_from(const struct gpuplan_plan_result *result,
+                                             const struct gpuplan_config *config,
+                                             enum gpuplan_format format,
+                                             struct gpuplan_buf *out,
+                                             struct gpuplan_error *err);
+
 /* ---- launch configurations (emit*.c) ---- */
 
 struct gpuplan_plan;
@@ -196,18 +221,18 @@ struct gpuplan_job;
  * what is refused.
  */
 enum gpuplan_engine {
-    GPUPLAN_ENGINE_DEEPSPEED = 0,  /* DeepSpeed config JSON (ZeRO 1-3, offload, precision) */
-    GPUPLAN_ENGINE_ACCELERATE,     /* accelerate config YAML (FSDP, DeepSpeed plugin, DDP) */
-    GPUPLAN_ENGINE_TORCHRUN,       /* torchrun command line (run on every node) */
-    GPUPLAN_ENGINE_SLURM,          /* sbatch script: srun torchrun on every node */
-    GPUPLAN_ENGINE_AXOLOTL,        /* axolotl config YAML */
-    GPUPLAN_ENGINE_LLAMA_FACTORY,  /* LLaMA-Factory `llamafactory-cli train` YAML */
-    GPUPLAN_ENGINE_TORCHTUNE,      /* torchtune recipe config YAML */
-    GPUPLAN_ENGINE_TRL,            /* {"model", "sft_config", "lora_config"}: SFTConfig + LoraConfig */
-    GPUPLAN_ENGINE_VLLM,           /* `vllm serve` command line */
-    GPUPLAN_ENGINE_SGLANG,         /* `python -m sglang.launch_server` command line */
-    GPUPLAN_ENGINE_K8S,            /* Kubernetes: Kubeflow PyTorchJob, or vLLM Deployment + Service */
-    GPUPLAN_ENGINE_SKYPILOT,       /* SkyPilot task YAML */
+    GPUPLAN_ENGINE_DEEPSPEED = 0, /* DeepSpeed config JSON (ZeRO 1-3, offload, precision) */
+    GPUPLAN_ENGINE_ACCELERATE,    /* accelerate config YAML (FSDP, DeepSpeed plugin, DDP) */
+    GPUPLAN_ENGINE_TORCHRUN,      /* torchrun command line (run on every node) */
+    GPUPLAN_ENGINE_SLURM,         /* sbatch script: srun torchrun on every node */
+    GPUPLAN_ENGINE_AXOLOTL,       /* axolotl config YAML */
+    GPUPLAN_ENGINE_LLAMA_FACTORY, /* LLaMA-Factory `llamafactory-cli train` YAML */
+    GPUPLAN_ENGINE_TORCHTUNE,     /* torchtune recipe config YAML */
+    GPUPLAN_ENGINE_TRL,      /* {"model", "sft_config", "lora_config"}: SFTConfig + LoraConfig */
+    GPUPLAN_ENGINE_VLLM,     /* `vllm serve` command line */
+    GPUPLAN_ENGINE_SGLANG,   /* `python -m sglang.launch_server` command line */
+    GPUPLAN_ENGINE_K8S,      /* Kubernetes: Kubeflow PyTorchJob, or vLLM Deployment + Service */
+    GPUPLAN_ENGINE_SKYPILOT, /* SkyPilot task YAML */
     GPUPLAN_ENGINE_COUNT
 };
 

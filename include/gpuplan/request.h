@@ -175,4 +175,34 @@ enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *
 enum gpuplan_status
 gpuplan_web_page(const char **out_bytes, size_t *out_len, struct gpuplan_error *err);
 
+/* ---- a plan from `recommend --format json` (plan_read.c) ---- */
+
+struct gpuplan_plan;
+
+/* Largest plan document read: 4 MiB (a 16-plan recommend JSON is under 100 KiB). */
+#define GPUPLAN_PLAN_JSON_MAX_BYTES (4ULL * 1024ULL * 1024ULL)
+
+/*
+ * Read recommendation `index` (1-based) of a `gpuplan recommend --format
+ * json` document (or POST /v1/recommend's answer) into `out`: the GPU and
+ * platform looked up in `catalog` (borrowed pointers), the model id, family
+ * and Hub id, the job from its "job" object through gpuplan_job_set (every
+ * value checked as on the command line), the layout, the memory and time
+ * figures and the server. What `gpuplan emit` writes launch files from.
+ *
+ * Errors: GPUPLAN_ERR_TOO_LARGE past GPUPLAN_PLAN_JSON_MAX_BYTES;
+ * GPUPLAN_ERR_INVALID_INPUT for malformed JSON (with line:column), a missing
+ * or mistyped member, an index past the list (each with its JSON path in
+ * err->where, "NAME:$.recommendations[0].job.sharding"); GPUPLAN_ERR_USAGE
+ * for a job value the option table refuses; GPUPLAN_ERR_NOT_FOUND for a GPU
+ * the catalog lacks ("did you mean").
+ */
+enum gpuplan_status gpuplan_plan_read_json(const uint8_t *bytes,
+                                           size_t len,
+                                           const char *name,
+                                           uint32_t index,
+                                           const struct gpuplan_catalog *catalog,
+                                           struct gpuplan_plan *out,
+                                           struct gpuplan_error *err);
+
 #endif

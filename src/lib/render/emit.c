@@ -406,8 +406,8 @@ static bool deepspeed_rules(const struct gpuplan_job *j, struct problem *p)
         return true;
     const int stage = emit_zero_stage(j->sharding);
     if (stage == 0) {
-        p->fix.sharding = emit_is_fsdp(j->sharding) ? GPUPLAN_SHARDING_ZERO3
-                                                    : GPUPLAN_SHARDING_ZERO1;
+        p->fix.sharding =
+            emit_is_fsdp(j->sharding) ? GPUPLAN_SHARDING_ZERO3 : GPUPLAN_SHARDING_ZERO1;
         p->fix.sharding_set = true;
         return refuse_fix(p, emit_is_fsdp(j->sharding)
                                  ? "DeepSpeed runs ZeRO-3 (module by module, its own buffers), "
@@ -500,9 +500,8 @@ static bool torchtune_targets_ok(const struct gpuplan_job *j)
     return (m & mlp) == 0 || (m & mlp) == mlp;
 }
 
-static bool torchtune_rules(const struct gpuplan_plan *plan,
-                            const struct gpuplan_job *j,
-                            struct problem *p)
+static bool
+torchtune_rules(const struct gpuplan_plan *plan, const struct gpuplan_job *j, struct problem *p)
 {
     if (train_common(j, p))
         return true;
@@ -543,9 +542,8 @@ static bool trl_rules(const struct gpuplan_job *j, struct problem *p)
 }
 
 /* vLLM/SGLang: the weights a plain Hub checkpoint can be served as. */
-static bool serving_rules(const struct gpuplan_plan *plan,
-                          const struct gpuplan_job *j,
-                          struct problem *p)
+static bool
+serving_rules(const struct gpuplan_plan *plan, const struct gpuplan_job *j, struct problem *p)
 {
     if (!plan->hub_id[0])
         return refuse(p, "the plan names no Hugging Face Hub id or model folder to serve");
@@ -618,8 +616,7 @@ enum gpuplan_status gpuplan_emit_check(const struct gpuplan_plan *plan,
                                        struct gpuplan_error *err)
 {
     if ((unsigned)engine >= GPUPLAN_ENGINE_COUNT)
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit", "unknown kind %d",
-                                 (int)engine);
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit", "unknown kind %d", (int)engine);
     if (plan_empty(plan))
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit",
                                  "the plan has no GPUs or a zero micro-batch; nothing to emit");
@@ -700,7 +697,6 @@ enum gpuplan_status gpuplan_emit(const struct gpuplan_plan *plan,
     case GPUPLAN_ENGINE_SKYPILOT:
         return emit_skypilot(plan, out, err);
     default:
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit", "unknown kind %d",
-                                 (int)engine);
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit", "unknown kind %d", (int)engine);
     }
 }

@@ -76,8 +76,9 @@ const char *emit_vllm_version(void);
 /* The writers, one per kind (their checks passed). */
 enum gpuplan_status
 emit_deepspeed(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err);
-enum gpuplan_status
-emit_accelerate(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err);
+enum gpuplan_status emit_accelerate(const struct gpuplan_plan *plan,
+                                    struct gpuplan_buf *out,
+                                    struct gpuplan_error *err);
 enum gpuplan_status
 emit_torchrun(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err);
 enum gpuplan_status

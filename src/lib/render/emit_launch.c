@@ -153,9 +153,8 @@ static const char *accelerate_mixed_precision(const struct gpuplan_plan *plan)
     }
 }
 
-static void accelerate_common(const struct gpuplan_plan *plan,
-                              const char *type,
-                              struct gpuplan_buf *out)
+static void
+accelerate_common(const struct gpuplan_plan *plan, const char *type, struct gpuplan_buf *out)
 {
     struct emit_hf_precision hp;
     emit_hf_precision(plan, &hp);
@@ -298,9 +297,9 @@ static void script_comment(const struct gpuplan_plan *plan, struct gpuplan_buf *
                        "# train.py parses TrainingArguments (HfArgumentParser) and loads %s in "
                        "%s%s\n",
                        plan->hub_id[0] ? plan->hub_id : plan->model_id, hp.load_dtype,
-                       emit_zero_stage(plan->job.sharding) > 0
-                           ? "; " EMIT_DS_FILE " is `gpuplan emit deepspeed`"
-                           : "");
+                       emit_zero_stage(plan->job.sharding) > 0 ? "; " EMIT_DS_FILE
+                                                                 " is `gpuplan emit deepspeed`"
+                                                               : "");
 }
 
 enum gpuplan_status

@@ -76,9 +76,8 @@ void emit_vllm_args(const struct gpuplan_plan *plan, const char *sep, struct gpu
         flag(out, sep, "--kv-cache-dtype", "fp8_e4m3");
 }
 
-static void serving_comment(const struct gpuplan_plan *plan,
-                            const char *engine,
-                            struct gpuplan_buf *out)
+static void
+serving_comment(const struct gpuplan_plan *plan, const char *engine, struct gpuplan_buf *out)
 {
     const struct gpuplan_job *j = &plan->job;
     gpuplan_buf_printf(out,
@@ -361,10 +360,17 @@ const char *emit_skypilot_accelerator(const char *gpu_id)
     static const struct {
         const char *id, *name;
     } table[] = {
-        { "b200", "B200" },     { "h200-sxm", "H200" },     { "h100-sxm", "H100" },
-        { "a100-80gb-sxm", "A100-80GB" }, { "a100-40gb-sxm", "A100" }, { "l40s", "L40S" },
-        { "l4", "L4" },         { "a10g", "A10G" },         { "t4", "T4" },
-        { "v100-32gb", "V100-32GB" }, { "mi300x", "MI300X" },
+        { "b200", "B200" },
+        { "h200-sxm", "H200" },
+        { "h100-sxm", "H100" },
+        { "a100-80gb-sxm", "A100-80GB" },
+        { "a100-40gb-sxm", "A100" },
+        { "l40s", "L40S" },
+        { "l4", "L4" },
+        { "a10g", "A10G" },
+        { "t4", "T4" },
+        { "v100-32gb", "V100-32GB" },
+        { "mi300x", "MI300X" },
     };
     for (size_t i = 0; gpu_id && i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(gpu_id, table[i].id) == 0)
