@@ -20,6 +20,7 @@ struct recommend_args {
     struct cli_common common; /* first, so CLI_FORMAT_OPTION's offsets (cli_common's) hold */
     int engine;               /* enum gpuplan_engine */
     bool emit;                /* --emit given */
+    struct cli_from from;     /* --from FILE */
 };
 
 static const struct gpuplan_option emit_options[] = {
@@ -32,6 +33,7 @@ static const struct gpuplan_option emit_options[] = {
       .default_doc = N_("(none)"),
       .choices = gpuplan_engine_names,
       .flags = GPUPLAN_OPTION_CLI_ONLY },
+    CLI_FROM_OPTION(struct recommend_args, from),
     CLI_FORMAT_OPTION(GPUPLAN_RENDER_PLAN_FORMATS),
     CLI_CATALOG_OPTION,
     { .name = NULL },
@@ -168,15 +170,38 @@ static int cmd_recommend(int argc, char **argv)
     int rc = cli_parse(&cli_cmd_recommend, dests, argc, argv, &args);
     if (rc >= 0)
         return rc;
-    if (args.n_positional == 0)
+    struct gpuplan_config cfg;
+    gpuplan_config_init(&cfg);
+    const char *model = args.n_positional ? args.positional[0] : NULL;
+    if (rec.from.n) {
+        /* the files' job, their knobs fixed, then the command line again on top */
+        struct gpuplan_error err;
+        gpuplan_error_init(&err);
+        if (cli_config_load(&rec.from, &cfg, &err) != GPUPLAN_OK) {
+            gpuplan_config_release(&cfg);
+            return cli_report(&err);
+        }
+        req.job = cfg.job;
+        cli_config_mark_fixed(&cfg, &req);
+        struct recommend_args scratch = rec;
+        scratch.from.n = 0;
+        struct gpuplan_argv again;
+        void *const again_dests[] = { &req, &req.job, &scratch };
+        (void)cli_parse(&cli_cmd_recommend, again_dests, argc, argv, &again);
+        if (!model && cfg.model_id[0])
+            model = cfg.model_id;
+    }
+    if (!model) {
+        gpuplan_config_release(&cfg);
         return cli_missing_model(&cli_cmd_recommend);
+    }
     for (size_t i = 0; i < args.n_given; i++)
         gpuplan_plan_request_mark_fixed(&req, args.given[i]);
     struct cli_run run;
     cli_run_init(&run);
     struct gpuplan_plan_result *result = calloc(1, sizeof *result);
     enum gpuplan_status st =
-        result ? cli_run_load(&run, rec.common.catalog_dir, args.positional[0])
+        result ? cli_run_load(&run, rec.common.catalog_dir, model)
                : gpuplan_error_set(&run.err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
     if (st == GPUPLAN_OK)
         st = restrict_to_local(run.catalog, &req, &run.err);
@@ -185,7 +210,9 @@ static int cmd_recommend(int argc, char **argv)
     if (st == GPUPLAN_OK && rec.emit)
         st = emit_top(&run, &args, &req, (enum gpuplan_engine)rec.engine, result);
     else if (st == GPUPLAN_OK)
-        st = gpuplan_render_plan(result, rec.common.format, &run.out, &run.err);
+        st = gpuplan_render_plan_from(result, rec.from.n ? &cfg : NULL, rec.common.format,
+                                      &run.out, &run.err);
     free(result);
+    gpuplan_config_release(&cfg);
     return cli_run_finish(&run, st);
 }

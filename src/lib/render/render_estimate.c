@@ -325,6 +325,7 @@ static enum gpuplan_status render_json(const struct gpuplan_estimate *est,
     json_object_set_new(root, "model", json_string(est->model_id));
     json_object_set_new(root, "n_params", bytes_json(est->n_params));
     json_object_set_new(root, "job", job_json(&est->job));
+    json_object_set_new(root, "job_options", gpuplan_job_options_json(&est->job));
     json_object_set_new(root, "memory", memory);
     json_object_set_new(root, "n_gpus", json_integer(e->n_gpus));
     json_t *sugg = json_array();

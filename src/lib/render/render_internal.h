@@ -43,6 +43,11 @@ struct gpuplan_buf;
 struct gpuplan_config;
 struct gpuplan_estimate;
 
+struct gpuplan_job;
+/* Every job option as the text gpuplan_job_set reads back, keys with '_' (a plan's "job",
+ * an estimate's "job_options"): what `gpuplan emit` plans from (render_format.c). */
+json_t *gpuplan_job_options_json(const struct gpuplan_job *job);
+
 /* A config record as JSON: kind, stack, files, model, every note (render_config.c). */
 json_t *gpuplan_config_json(const struct gpuplan_config *cfg);
 /* Its unknown keys, defaults applied and inexpressible settings as text. */

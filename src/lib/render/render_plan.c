@@ -69,24 +69,6 @@ static json_t *server_json(const struct gpuplan_plan_server *sv)
     return o;
 }
 
-/* Every job option as the text gpuplan_job_set reads back ("job" of a recommendation: what
- * `gpuplan emit` plans from). Keys as request bodies spell them ('_' for '-'). */
-static json_t *job_json(const struct gpuplan_job *j)
-{
-    json_t *o = json_object();
-    for (const struct gpuplan_option *opt = gpuplan_job_options; opt->name; opt++) {
-        char value[GPUPLAN_JOB_MAX_TEXT], key[64];
-        gpuplan_job_format(j, opt, value, sizeof value);
-        if (!value[0])
-            continue;
-        (void)snprintf(key, sizeof key, "%s", opt->name);
-        for (char *c = key; *c; c++)
-            *c = *c == '-' ? '_' : *c;
-        json_object_set_new(o, key, json_string(value));
-    }
-    return o;
-}
-
 static json_t *plan_json(const struct gpuplan_plan *p)
 {
     const struct gpuplan_job *j = &p->job;
@@ -137,7 +119,7 @@ static json_t *plan_json(const struct gpuplan_plan *p)
     json_object_set_new(o, "model", json_string(p->model_id));
     json_object_set_new(o, "model_family", json_string(p->model_family));
     json_object_set_new(o, "hub_id", json_string(p->hub_id));
-    json_object_set_new(o, "job", job_json(j));
+    json_object_set_new(o, "job", gpuplan_job_options_json(j));
     json_object_set_new(o, "reasons", strings(p->reasons, p->n_reasons));
     json_object_set_new(o, "warnings", strings(p->warnings, p->n_warnings));
     return o;
