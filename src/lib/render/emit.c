@@ -457,6 +457,14 @@ static bool axolotl_rules(const struct gpuplan_job *j, struct problem *p)
         return refuse_fix(p, "axolotl loads the frozen base in the compute dtype; an fp32 base "
                              "under autocast is not a setting");
     }
+    if (j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID)
+        return refuse(p, "axolotl's FSDP2 hybrid sharding (dp_shard_size, dp_replicate_size) is "
+                         "not a setting gpuplan's reader maps");
+    if (j->method == GPUPLAN_METHOD_QLORA && j->quant == GPUPLAN_DTYPE_NF4) {
+        p->fix.quant = GPUPLAN_DTYPE_NF4_DQ;
+        return refuse_fix(p, "axolotl quantises NF4 with double quantisation (loaders/model.py); "
+                             "plain NF4 is a bnb_config_kwargs setting gpuplan does not write");
+    }
     if (emit_is_fsdp(j->sharding) && j->base_fp32) {
         p->fix.base_fp32 = false;
         return refuse_fix(p, "axolotl loads the LoRA base in bf16; an fp32 base under FSDP is not "

@@ -107,13 +107,8 @@ static void axolotl_precision(const struct gpuplan_plan *plan, struct gpuplan_bu
 static void axolotl_fsdp(const struct gpuplan_plan *plan, struct gpuplan_buf *out)
 {
     const struct gpuplan_job *j = &plan->job;
-    const bool hybrid = j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID;
     const char *cls = emit_wrap_class(plan->model_family);
-    gpuplan_buf_printf(out, "fsdp_version: %d\nfsdp_config:\n", hybrid ? 1 : 2);
-    if (hybrid)
-        gpuplan_buf_puts(out, "  sharding_strategy: HYBRID_SHARD\n");
-    else
-        gpuplan_buf_puts(out, "  reshard_after_forward: true\n");
+    gpuplan_buf_puts(out, "fsdp_version: 2\nfsdp_config:\n  reshard_after_forward: true\n");
     gpuplan_buf_printf(out,
                        "  offload_params: %s\n"
                        "  auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
@@ -145,9 +140,8 @@ emit_axolotl(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gp
         gpuplan_buf_printf(out, "adapter: %s\n", q ? "qlora" : "lora");
         if (q && j->quant == GPUPLAN_DTYPE_INT8)
             gpuplan_buf_puts(out, "load_in_8bit: true\n");
-        else if (q)
-            gpuplan_buf_printf(out, "load_in_4bit: true\nbnb_4bit_use_double_quant: %s\n",
-                               yes(j->quant == GPUPLAN_DTYPE_NF4_DQ));
+        else if (q) /* NF4 with double quantisation: axolotl's default (loaders/model.py) */
+            gpuplan_buf_puts(out, "load_in_4bit: true\n");
         gpuplan_buf_printf(out, "lora_r: %u\nlora_alpha: %.6g\nlora_dropout: %.6g\n", j->lora_rank,
                            j->lora_alpha, j->lora_dropout);
         if (all_linear(j)) {
