@@ -175,6 +175,36 @@ enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *
 enum gpuplan_status
 gpuplan_web_page(const char **out_bytes, size_t *out_len, struct gpuplan_error *err);
 
+struct gpuplan_config;
+struct gpuplan_plan_request;
+
+/*
+ * As gpuplan_job_from_json and gpuplan_plan_request_from_json, and a body
+ * member "from": a list of 1..8 config files as text, each {"text": "...",
+ * "kind": "axolotl" (optional: detected), "name": "train.yaml" (optional,
+ * for positions)}, each at most GPUPLAN_CONFIG_MAX_BYTES. They are read
+ * into `cfg` (fresh from gpuplan_config_init; the caller releases it)
+ * first, whatever their place in the body: the job is theirs, "model" is
+ * the one they name, the other members override them (and, for a plan, the
+ * knobs the files set are not searched). A file they name is not read (the
+ * service reads no file): send it as another entry. Errors as the readers',
+ * with "$.from[i]" in err->where for a bad entry.
+ */
+enum gpuplan_status gpuplan_job_from_json_config(struct gpuplan_job *job,
+                                                 const char *body,
+                                                 size_t len,
+                                                 char *model_out,
+                                                 size_t model_size,
+                                                 struct gpuplan_config *cfg,
+                                                 struct gpuplan_error *err);
+enum gpuplan_status gpuplan_plan_request_from_json_config(struct gpuplan_plan_request *req,
+                                                          const char *body,
+                                                          size_t len,
+                                                          char *model_out,
+                                                          size_t model_size,
+                                                          struct gpuplan_config *cfg,
+                                                          struct gpuplan_error *err);
+
 /* ---- a plan from `recommend --format json` (plan_read.c) ---- */
 
 struct gpuplan_plan;

@@ -210,8 +210,8 @@ static int cmd_recommend(int argc, char **argv)
     if (st == GPUPLAN_OK && rec.emit)
         st = emit_top(&run, &args, &req, (enum gpuplan_engine)rec.engine, result);
     else if (st == GPUPLAN_OK)
-        st = gpuplan_render_plan_from(result, rec.from.n ? &cfg : NULL, rec.common.format,
-                                      &run.out, &run.err);
+        st = gpuplan_render_plan_from(result, rec.from.n ? &cfg : NULL, rec.common.format, &run.out,
+                                      &run.err);
     free(result);
     gpuplan_config_release(&cfg);
     return cli_run_finish(&run, st);

@@ -77,7 +77,8 @@ static struct gpuplan_plan train(enum gpuplan_precision pr, enum gpuplan_shardin
 }
 
 /* Emit, expecting success, into `buf` (caller releases). */
-static const char *emit_ok(const struct gpuplan_plan *p, enum gpuplan_engine e, struct gpuplan_buf *buf)
+static const char *
+emit_ok(const struct gpuplan_plan *p, enum gpuplan_engine e, struct gpuplan_buf *buf)
 {
     struct gpuplan_error err;
     gpuplan_error_init(&err);
@@ -148,8 +149,8 @@ static const struct accept_row accept_rows[] = {
     /* torchtune: pure bf16 or fp32, FSDP2 */
     { GPUPLAN_ENGINE_TORCHTUNE, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16_MIXED,
       GPUPLAN_SHARDING_FSDP, GPUPLAN_CKPT_FULL, false },
-    { GPUPLAN_ENGINE_TORCHTUNE, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16,
-      GPUPLAN_SHARDING_FSDP, GPUPLAN_CKPT_SELECTIVE, true },
+    { GPUPLAN_ENGINE_TORCHTUNE, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_FSDP,
+      GPUPLAN_CKPT_SELECTIVE, true },
     { GPUPLAN_ENGINE_TORCHTUNE, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_DDP,
       GPUPLAN_CKPT_FULL, false },
     /* serving kinds refuse training plans */
@@ -220,7 +221,8 @@ static void test_deepspeed_precision(void **state)
     assert_true(json_is_true(json_object_get(bf16, "bf16_optimizer_states")));
     assert_int_equal(json_integer_value(json_object_get(root, "train_batch_size")), 2 * 4 * 8);
     assert_int_equal(
-        json_integer_value(json_object_get(json_object_get(root, "zero_optimization"), "stage")), 3);
+        json_integer_value(json_object_get(json_object_get(root, "zero_optimization"), "stage")),
+        3);
     json_decref(root);
     gpuplan_buf_release(&buf);
 
@@ -302,9 +304,8 @@ static void test_torchrun_sharding(void **state)
 
 static struct gpuplan_plan serving(enum gpuplan_dtype weights, enum gpuplan_dtype kv)
 {
-    struct gpuplan_plan p = plan_of("h100-sxm", 4, 1, GPUPLAN_METHOD_INFER,
-                                    GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_NONE,
-                                    GPUPLAN_OFFLOAD_NONE, GPUPLAN_CKPT_NONE);
+    struct gpuplan_plan p = plan_of("h100-sxm", 4, 1, GPUPLAN_METHOD_INFER, GPUPLAN_PRECISION_BF16,
+                                    GPUPLAN_SHARDING_NONE, GPUPLAN_OFFLOAD_NONE, GPUPLAN_CKPT_NONE);
     p.job.tp = 4;
     p.job.context_len = 8192;
     p.job.batch = 32;
@@ -404,10 +405,14 @@ static void test_plan_json(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_engine_names),      cmocka_unit_test(test_acceptance),
-        cmocka_unit_test(test_nearest),           cmocka_unit_test(test_deepspeed_precision),
-        cmocka_unit_test(test_accelerate_precision), cmocka_unit_test(test_torchrun_sharding),
-        cmocka_unit_test(test_serving),           cmocka_unit_test(test_plan_json),
+        cmocka_unit_test(test_engine_names),
+        cmocka_unit_test(test_acceptance),
+        cmocka_unit_test(test_nearest),
+        cmocka_unit_test(test_deepspeed_precision),
+        cmocka_unit_test(test_accelerate_precision),
+        cmocka_unit_test(test_torchrun_sharding),
+        cmocka_unit_test(test_serving),
+        cmocka_unit_test(test_plan_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
