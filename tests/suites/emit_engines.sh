@@ -53,10 +53,17 @@ def yaml_docs():
         return None
     import yaml
     return [d for d in yaml.safe_load_all(text) if d is not None]
-def flags(line_text, doc):
+def flags(line_text, doc, abbrev=False):
     for tok in shlex.split(line_text, comments=True):
-        if tok.startswith("--") and tok.split("=")[0] not in doc:
-            bad.append(tok)
+        name = tok.split("=")[0]
+        if not tok.startswith("--") or name in doc:
+            continue
+        # Python's argparse takes an unambiguous prefix of a flag (allow_abbrev)
+        full = [d for d in doc if d.startswith(name)]
+        if abbrev and len(full) == 1:
+            print(f"note: {kind}: {name} is argparse's abbreviation of {full[0]} (undocumented)")
+            continue
+        bad.append(tok)
 if kind in ("deepspeed", "trl"):
     d = json.loads(text)
     if kind == "deepspeed":
@@ -79,7 +86,7 @@ elif kind in ("accelerate", "axolotl", "llama-factory", "torchtune", "k8s", "sky
             check(d, load(name), mode)
 elif kind in ("vllm", "sglang"):
     body = re.sub(r"\\\n", " ", text)
-    flags(body, load("vllm-serve" if kind == "vllm" else "sglang"))
+    flags(body, load("vllm-serve" if kind == "vllm" else "sglang"), abbrev=True)
 elif kind in ("torchrun", "slurm"):
     body = re.sub(r"\\\n", " ", text)
     for line in body.splitlines():

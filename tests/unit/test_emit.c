@@ -302,15 +302,28 @@ static void test_torchrun_sharding(void **state)
     gpuplan_buf_release(&buf);
 }
 
-static struct gpuplan_plan serving(enum gpuplan_dtype weights, enum gpuplan_dtype kv)
+/* A serving plan as the serving search fills it (plan.h struct gpuplan_plan_serving). */
+static struct gpuplan_plan serving(enum gpuplan_serving_engine engine, bool quantized_checkpoint)
 {
     struct gpuplan_plan p = plan_of("h100-sxm", 4, 1, GPUPLAN_METHOD_INFER, GPUPLAN_PRECISION_BF16,
                                     GPUPLAN_SHARDING_NONE, GPUPLAN_OFFLOAD_NONE, GPUPLAN_CKPT_NONE);
-    p.job.tp = 4;
-    p.job.context_len = 8192;
-    p.job.batch = 32;
-    p.job.weights_dtype = weights;
-    p.job.kv_dtype = kv;
+    p.job.engine = engine;
+    p.is_serving = true;
+    struct gpuplan_plan_serving *sv = &p.serving;
+    sv->engine = engine;
+    snprintf(sv->engine_version, sizeof sv->engine_version, "0.27.0");
+    snprintf(sv->model_ref, sizeof sv->model_ref, "meta-llama/Llama-3.1-8B");
+    sv->tp = 4;
+    sv->pp = 1;
+    sv->ep = 1;
+    sv->gpus_per_replica = 4;
+    sv->replicas = 2;
+    sv->commands.needs_quantized_checkpoint = quantized_checkpoint;
+    snprintf(sv->commands.launch, sizeof sv->commands.launch, "%s",
+             engine == GPUPLAN_SERVING_VLLM
+                 ? "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 4 --max-model-len "
+                   "8192 --max-num-seqs 32 --gpu-memory-utilization 0.90 --kv-cache-dtype fp8"
+                 : "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp 4");
     return p;
 }
 
@@ -318,35 +331,40 @@ static void test_serving(void **state)
 {
     (void)state;
     struct gpuplan_buf buf;
-    struct gpuplan_plan p = serving(GPUPLAN_DTYPE_F8_E4M3, GPUPLAN_DTYPE_F8_E4M3);
+    struct gpuplan_plan p = serving(GPUPLAN_SERVING_VLLM, false);
     const char *t = emit_ok(&p, GPUPLAN_ENGINE_VLLM, &buf);
-    assert_non_null(strstr(t, "vllm serve meta-llama/Llama-3.1-8B"));
-    assert_non_null(strstr(t, "--tensor-parallel-size 4"));
+    assert_non_null(strstr(t, "vllm serve meta-llama/Llama-3.1-8B \\\n  --tensor-parallel-size 4"));
     assert_non_null(strstr(t, "--max-model-len 8192"));
-    assert_non_null(strstr(t, "--max-num-seqs 32"));
-    assert_non_null(strstr(t, "--gpu-memory-utilization 0.90"));
-    assert_non_null(strstr(t, "--quantization fp8"));
-    assert_non_null(strstr(t, "--kv-cache-dtype fp8_e4m3"));
-    gpuplan_buf_release(&buf);
-    t = emit_ok(&p, GPUPLAN_ENGINE_SGLANG, &buf);
-    assert_non_null(strstr(t, "--model-path meta-llama/Llama-3.1-8B"));
-    assert_non_null(strstr(t, "--max-total-tokens 262144"));
+    assert_non_null(strstr(t, "--kv-cache-dtype fp8\n"));
+    assert_non_null(strstr(t, "2 replicas"));
     gpuplan_buf_release(&buf);
     t = emit_ok(&p, GPUPLAN_ENGINE_K8S, &buf);
     assert_non_null(strstr(t, "kind: Deployment\n"));
+    assert_non_null(strstr(t, "  replicas: 2\n"));
     assert_non_null(strstr(t, "nvidia.com/gpu: 4\n"));
+    assert_non_null(strstr(t, "            - \"--tensor-parallel-size\"\n"));
     assert_non_null(strstr(t, "kind: Service\n"));
     gpuplan_buf_release(&buf);
-    /* refused: AWQ weights need a quantised checkpoint; no Hub id; a training kind */
     struct gpuplan_error err;
-    p = serving(GPUPLAN_DTYPE_AWQ4, GPUPLAN_DTYPE_BF16);
+    /* the other engine's accounting: refused, and the nearest plan is that engine's */
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_emit_check(&p, GPUPLAN_ENGINE_SGLANG, &err), GPUPLAN_ERR_UNSUPPORTED);
+    struct gpuplan_job j;
+    assert_true(gpuplan_emit_nearest(&p, GPUPLAN_ENGINE_SGLANG, &j));
+    assert_int_equal(j.engine, GPUPLAN_SERVING_SGLANG);
+    p = serving(GPUPLAN_SERVING_SGLANG, false);
+    t = emit_ok(&p, GPUPLAN_ENGINE_SGLANG, &buf);
+    assert_non_null(strstr(t, "--model-path meta-llama/Llama-3.1-8B"));
+    gpuplan_buf_release(&buf);
+    /* refused: a quantised checkpoint the plan does not name; no model; a training kind */
+    p = serving(GPUPLAN_SERVING_VLLM, true);
     gpuplan_error_init(&err);
     assert_int_equal(gpuplan_emit_check(&p, GPUPLAN_ENGINE_VLLM, &err), GPUPLAN_ERR_UNSUPPORTED);
-    p = serving(GPUPLAN_DTYPE_BF16, GPUPLAN_DTYPE_BF16);
-    p.hub_id[0] = '\0';
+    p = serving(GPUPLAN_SERVING_VLLM, false);
+    p.serving.model_ref[0] = '\0';
     gpuplan_error_init(&err);
     assert_int_equal(gpuplan_emit_check(&p, GPUPLAN_ENGINE_VLLM, &err), GPUPLAN_ERR_UNSUPPORTED);
-    p = serving(GPUPLAN_DTYPE_BF16, GPUPLAN_DTYPE_BF16);
+    p = serving(GPUPLAN_SERVING_VLLM, false);
     gpuplan_error_init(&err);
     assert_int_equal(gpuplan_emit_check(&p, GPUPLAN_ENGINE_DEEPSPEED, &err),
                      GPUPLAN_ERR_UNSUPPORTED);

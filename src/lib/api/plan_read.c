@@ -87,6 +87,89 @@ static enum gpuplan_status read_server(const json_t *rec,
     return st;
 }
 
+/* A u32 member (0..2^32-1). */
+static enum gpuplan_status get_u32(const json_t *o,
+                                   const char *key,
+                                   const char *name,
+                                   const char *path,
+                                   uint32_t *out,
+                                   struct gpuplan_error *err)
+{
+    uint64_t v = 0;
+    const enum gpuplan_status st = gpuplan_json_get_u64(o, key, name, path, false, &v, err);
+    if (st != GPUPLAN_OK)
+        return st;
+    if (v > UINT32_MAX)
+        return bad(err, name, path, "has a count past 2^32");
+    *out = (uint32_t)v;
+    return GPUPLAN_OK;
+}
+
+/* The "serving" object of a serving plan (render_serving.c render_plan_serving_json). */
+static enum gpuplan_status read_serving(const json_t *rec,
+                                        const char *name,
+                                        const char *path,
+                                        struct gpuplan_plan *out,
+                                        struct gpuplan_error *err)
+{
+    const json_t *o = json_object_get(rec, "serving");
+    if (!o || json_is_null(o))
+        return GPUPLAN_OK;
+    char p[160], text[32] = "";
+    (void)snprintf(p, sizeof p, "%s.serving", path);
+    if (!json_is_object(o))
+        return bad(err, name, p, "must be an object");
+    struct gpuplan_plan_serving *sv = &out->serving;
+    enum gpuplan_status st =
+        gpuplan_json_get_string(o, "engine", name, p, true, text, sizeof text, err);
+    if (st == GPUPLAN_OK && gpuplan_serving_engine_from_name(text, &sv->engine, err) != GPUPLAN_OK)
+        return bad(err, name, p, "has an unknown engine");
+    if (st == GPUPLAN_OK)
+        st = gpuplan_json_get_string(o, "engine_version", name, p, false, sv->engine_version,
+                                     sizeof sv->engine_version, err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_json_get_string(o, "model_ref", name, p, false, sv->model_ref,
+                                     sizeof sv->model_ref, err);
+    static const char *const counts[] = { "tp",       "pp",          "ep", "gpus_per_replica",
+                                          "replicas", "max_num_seqs" };
+    uint32_t *const dests[] = { &sv->tp,       &sv->pp,          &sv->ep, &sv->gpus_per_replica,
+                                &sv->replicas, &sv->max_num_seqs };
+    for (size_t i = 0; st == GPUPLAN_OK && i < sizeof counts / sizeof counts[0]; i++)
+        st = get_u32(o, counts[i], name, p, dests[i], err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_json_get_u64(o, "max_model_len", name, p, false, &sv->max_model_len, err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_json_get_u64(o, "input_tokens", name, p, false, &sv->input_tokens, err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_json_get_u64(o, "output_tokens", name, p, false, &sv->output_tokens, err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_json_get_double(o, "ttft_s", name, p, false, &sv->ttft_s, err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_json_get_double(o, "tpot_s", name, p, false, &sv->tpot_s, err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_json_get_double(o, "memory_fraction", name, p, false, &sv->memory_fraction,
+                                     err);
+    const json_t *c = json_object_get(o, "commands");
+    char cp[192];
+    (void)snprintf(cp, sizeof cp, "%s.commands", p);
+    if (st == GPUPLAN_OK && c && !json_is_object(c))
+        return bad(err, name, cp, "must be an object");
+    if (st == GPUPLAN_OK && c)
+        st = gpuplan_json_get_string(c, "launch", name, cp, false, sv->commands.launch,
+                                     sizeof sv->commands.launch, err);
+    if (st == GPUPLAN_OK && c)
+        st = gpuplan_json_get_bool(c, "needs_quantized_checkpoint", name, cp, false,
+                                   &sv->commands.needs_quantized_checkpoint, err);
+    if (st == GPUPLAN_OK && (sv->tp == 0 || sv->gpus_per_replica == 0 || sv->replicas == 0))
+        return bad(err, name, p, "has a zero tp, gpus_per_replica or replicas");
+    if (st == GPUPLAN_OK && sv->pp == 0)
+        sv->pp = 1;
+    if (st == GPUPLAN_OK && sv->ep == 0)
+        sv->ep = 1;
+    out->is_serving = st == GPUPLAN_OK;
+    return st;
+}
+
 /* gpus_per_node and nodes: 1..GPUPLAN_JOB_MAX_DEGREE. */
 static enum gpuplan_status read_layout(const json_t *rec,
                                        const char *name,
@@ -216,6 +299,8 @@ enum gpuplan_status gpuplan_plan_read_json(const uint8_t *bytes,
         st = read_figures(rec, file, path, out, err);
     if (st == GPUPLAN_OK)
         st = read_server(rec, file, path, &out->server, err);
+    if (st == GPUPLAN_OK)
+        st = read_serving(rec, file, path, out, err);
     if (st != GPUPLAN_OK)
         goto out;
     out->platform = gpuplan_catalog_find_platform(catalog, out->server.platform_id);

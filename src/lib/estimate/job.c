@@ -971,4 +971,8 @@ void gpuplan_job_format(const struct gpuplan_job *job,
         return;
     else
         gpuplan_option_format(opt, job, out, out_size);
+    /* 0 for "the engine's default" on an option whose range starts above 0: left out */
+    if ((opt->kind == GPUPLAN_OPTION_COUNT && opt->count_min > 0 && strcmp(out, "0") == 0) ||
+        (opt->kind == GPUPLAN_OPTION_REAL && opt->real_min > 0.0 && strcmp(out, "0") == 0))
+        out[0] = '\0';
 }

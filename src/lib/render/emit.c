@@ -162,11 +162,6 @@ const char *emit_gpu_id(const struct gpuplan_plan *plan)
     return plan->gpu ? plan->gpu->id : (plan->job.gpu_id[0] ? plan->job.gpu_id : "gpu");
 }
 
-const char *emit_vllm_version(void)
-{
-    return GPUPLAN_SERVING_VLLM_DEFAULT_VERSION;
-}
-
 /* ---- the HF Trainer vocabulary ---- */
 
 /*
@@ -549,31 +544,46 @@ static bool trl_rules(const struct gpuplan_job *j, struct problem *p)
     return hf_rules(j, p, true);
 }
 
-/* vLLM/SGLang: the weights a plain Hub checkpoint can be served as. */
-static bool
-serving_rules(const struct gpuplan_plan *plan, const struct gpuplan_job *j, struct problem *p)
+/*
+ * vLLM/SGLang (and the cluster kinds' servers): the serving plan names
+ * every flag (plan.h struct gpuplan_plan_serving); the engine it was sized
+ * for must be the kind's, and its weights a checkpoint the plan names.
+ */
+static bool serving_rules(const struct gpuplan_plan *plan,
+                          const struct gpuplan_job *j,
+                          enum gpuplan_engine e,
+                          struct problem *p)
 {
-    if (!plan->hub_id[0])
+    const struct gpuplan_plan_serving *sv = &plan->serving;
+    if (!plan->is_serving)
+        return refuse(p, "the plan carries no serving layout (plan it with --method infer)");
+    if (!sv->model_ref[0])
         return refuse(p, "the plan names no Hugging Face Hub id or model folder to serve");
-    switch (j->weights_dtype) {
-    case GPUPLAN_DTYPE_BF16:
-    case GPUPLAN_DTYPE_F16:
-    case GPUPLAN_DTYPE_F8_E4M3:
-        break;
-    default:
+    const enum gpuplan_serving_engine want =
+        e == GPUPLAN_ENGINE_SGLANG ? GPUPLAN_SERVING_SGLANG : GPUPLAN_SERVING_VLLM;
+    const bool any_engine = e == GPUPLAN_ENGINE_SKYPILOT;
+    /* the job's engine: what the plan was sized with, or what a re-plan would use */
+    if (!any_engine && j->engine != want) {
+        p->fix.engine = want;
+        return refuse_fix(p, e == GPUPLAN_ENGINE_K8S
+                                 ? "the Deployment runs the vllm/vllm-openai image; the plan was "
+                                   "sized with SGLang's accounting"
+                                 : "the plan was sized with the other engine's start-up "
+                                   "accounting (--engine)");
+    }
+    if (sv->commands.needs_quantized_checkpoint) {
         p->fix.weights_dtype = GPUPLAN_DTYPE_BF16;
-        return refuse_fix(p, "the plan serves pre-quantised weights (AWQ/GPTQ/GGUF/NF4), which "
-                             "the engine loads from a quantised checkpoint the plan does not name");
+        return refuse_fix(p, "the plan serves pre-quantised weights (AWQ/GPTQ/MXFP4/NVFP4/int8/"
+                             "GGUF), which the engine loads from a quantised checkpoint under "
+                             "another Hub id the plan does not name");
     }
-    switch (j->kv_dtype) {
-    case GPUPLAN_DTYPE_BF16:
-    case GPUPLAN_DTYPE_F16:
-    case GPUPLAN_DTYPE_F8_E4M3:
-        break;
-    default:
-        p->fix.kv_dtype = GPUPLAN_DTYPE_BF16;
-        return refuse_fix(p, "a KV cache format the engine's --kv-cache-dtype does not take");
-    }
+    if (!sv->commands.launch[0])
+        return refuse(p, "the serving plan has no launch line");
+    if (e == GPUPLAN_ENGINE_K8S && (plan->nodes > 1 || sv->pp > 1))
+        return refuse(p, "a Deployment's pod runs on one node; this replica spans nodes (a "
+                         "LeaderWorkerSet is not written)");
+    if (e == GPUPLAN_ENGINE_K8S && plan->gpu && plan->gpu->vendor != GPUPLAN_VENDOR_NVIDIA)
+        return refuse(p, "the vllm/vllm-openai image is built for NVIDIA GPUs");
     return false;
 }
 
@@ -592,7 +602,7 @@ static bool job_problem(const struct gpuplan_plan *plan,
     if (e == GPUPLAN_ENGINE_SKYPILOT && !emit_skypilot_accelerator(emit_gpu_id(plan)))
         return refuse(p, "no SkyPilot accelerator name is known for this GPU");
     if (infer)
-        return serving_rules(plan, j, p);
+        return serving_rules(plan, j, e, p);
     switch (e) {
     case GPUPLAN_ENGINE_DEEPSPEED:
         return deepspeed_rules(j, p);

@@ -68,10 +68,9 @@ size_t emit_lora_modules(const struct gpuplan_job *job, char (*out)[32], size_t 
 
 /* `train.py` and the TrainingArguments flags of the plan (torchrun, Slurm, k8s, SkyPilot). */
 void emit_train_script(const struct gpuplan_plan *plan, struct gpuplan_buf *out);
-/* The `vllm serve` arguments of a serving plan, each before `sep` (" \\\n  " or "\n"). */
-void emit_vllm_args(const struct gpuplan_plan *plan, const char *sep, struct gpuplan_buf *out);
-/* The vLLM version the serving model follows (serving.h), e.g. "0.27.0". */
-const char *emit_vllm_version(void);
+/* The serving plan's launch line, one flag per line (`sep` between words: " \\\n  " or
+ * "\n" for a YAML list). */
+void emit_launch_words(const struct gpuplan_plan *plan, const char *sep, struct gpuplan_buf *out);
 
 /* The writers, one per kind (their checks passed). */
 enum gpuplan_status

@@ -32,110 +32,76 @@
 
 /* ---- vLLM and SGLang ---- */
 
-static const char *serving_dtype(const struct gpuplan_job *j)
+/* The launch line's words (space-separated: the serving commands quote nothing). */
+static size_t launch_words(const struct gpuplan_plan *plan, char (*w)[256], size_t max)
 {
-    return j->weights_dtype == GPUPLAN_DTYPE_F16 ? "float16" : "bfloat16";
+    const char *p = plan->serving.commands.launch;
+    size_t n = 0;
+    while (*p && n < max) {
+        while (*p == ' ')
+            p++;
+        const size_t len = strcspn(p, " ");
+        if (len == 0)
+            break;
+        (void)snprintf(w[n++], sizeof w[0], "%.*s", (int)(len < 255 ? len : 255), p);
+        p += len;
+    }
+    return n;
 }
 
-static bool fp8_weights(const struct gpuplan_job *j)
+#define EMIT_MAX_WORDS 96
+
+void emit_launch_words(const struct gpuplan_plan *plan, const char *sep, struct gpuplan_buf *out)
 {
-    return j->weights_dtype == GPUPLAN_DTYPE_F8_E4M3;
+    char w[EMIT_MAX_WORDS][256];
+    const size_t n = launch_words(plan, w, EMIT_MAX_WORDS);
+    for (size_t i = 0; i < n; i++)
+        gpuplan_buf_printf(out, "%s%s",
+                           i == 0                        ? ""
+                           : strncmp(w[i], "--", 2) == 0 ? sep
+                                                         : " ",
+                           w[i]);
 }
 
-static bool fp8_kv(const struct gpuplan_job *j)
+static void serving_comment(const struct gpuplan_plan *plan, struct gpuplan_buf *out)
 {
-    return j->kv_dtype == GPUPLAN_DTYPE_F8_E4M3;
-}
-
-/* One flag and its value: `sep` before the flag, then a space (or a new line when `sep` is
- * one: the k8s args list takes each on its own). */
-static void flag(struct gpuplan_buf *out, const char *sep, const char *name, const char *value)
-{
-    gpuplan_buf_printf(out, "%s%s%s%s", sep, name, strcmp(sep, "\n") == 0 ? "\n" : " ", value);
-}
-
-void emit_vllm_args(const struct gpuplan_plan *plan, const char *sep, struct gpuplan_buf *out)
-{
-    const struct gpuplan_job *j = &plan->job;
-    char v[32];
-    gpuplan_buf_puts(out, plan->hub_id);
-    (void)snprintf(v, sizeof v, "%u", j->tp ? j->tp : 1);
-    flag(out, sep, "--tensor-parallel-size", v);
-    (void)snprintf(v, sizeof v, "%u", j->pp ? j->pp : 1);
-    flag(out, sep, "--pipeline-parallel-size", v);
-    (void)snprintf(v, sizeof v, "%llu", (unsigned long long)j->context_len);
-    flag(out, sep, "--max-model-len", v);
-    (void)snprintf(v, sizeof v, "%llu", (unsigned long long)j->batch);
-    flag(out, sep, "--max-num-seqs", v);
-    (void)snprintf(v, sizeof v, "%.2f", j->gpu_memory_utilization);
-    flag(out, sep, "--gpu-memory-utilization", v);
-    flag(out, sep, "--dtype", serving_dtype(j));
-    if (fp8_weights(j))
-        flag(out, sep, "--quantization", "fp8");
-    if (fp8_kv(j))
-        flag(out, sep, "--kv-cache-dtype", "fp8_e4m3");
-}
-
-static void
-serving_comment(const struct gpuplan_plan *plan, const char *engine, struct gpuplan_buf *out)
-{
-    const struct gpuplan_job *j = &plan->job;
+    const struct gpuplan_plan_serving *sv = &plan->serving;
     gpuplan_buf_printf(out,
-                       "# %s on %u x %s: tp %u x pp %u, %llu sequences of %llu tokens; weights "
-                       "%s, KV cache %s%s\n",
-                       plan->model_id, emit_n_gpus(plan), emit_gpu_id(plan), j->tp ? j->tp : 1,
-                       j->pp ? j->pp : 1, (unsigned long long)j->batch,
-                       (unsigned long long)j->context_len, gpuplan_dtype_name(j->weights_dtype),
-                       gpuplan_dtype_name(j->kv_dtype),
-                       fp8_kv(j) ? "" : " (the --dtype: no --kv-cache-dtype)");
-    if (plan->nodes > 1)
-        gpuplan_buf_printf(out,
-                           "# %u nodes: %s spans them with pipeline stages (start it as the "
-                           "engine's multi-node guide says)\n",
-                           plan->nodes, engine);
+                       "# %s: %u replica%s of %u x %s (tp %u, pp %u, ep %u), %s %s; "
+                       "%llu in / %llu out: TTFT %.0f ms, TPOT %.1f ms at the planned load\n",
+                       plan->model_id, sv->replicas, sv->replicas == 1 ? "" : "s",
+                       sv->gpus_per_replica, emit_gpu_id(plan), sv->tp, sv->pp, sv->ep,
+                       gpuplan_serving_engine_name(sv->engine), sv->engine_version,
+                       (unsigned long long)sv->input_tokens, (unsigned long long)sv->output_tokens,
+                       sv->ttft_s * 1e3, sv->tpot_s * 1e3);
+    if (sv->replicas > 1)
+        gpuplan_buf_printf(out, "# run this on each of the %u replicas, behind a load balancer\n",
+                           sv->replicas);
+    if (sv->pp > 1)
+        gpuplan_buf_puts(out, "# pipeline stages span nodes: start the engine's multi-node "
+                              "setup first (vLLM: a Ray cluster)\n");
 }
 
-enum gpuplan_status
-emit_vllm(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err)
+static enum gpuplan_status emit_serving_line(const struct gpuplan_plan *plan,
+                                             struct gpuplan_buf *out,
+                                             struct gpuplan_error *err)
 {
-    serving_comment(plan, "vLLM (a Ray cluster)", out);
-    gpuplan_buf_printf(out, "# planned with vLLM %s's memory accounting\nvllm serve ",
-                       emit_vllm_version());
-    emit_vllm_args(plan, " \\\n  ", out);
+    serving_comment(plan, out);
+    emit_launch_words(plan, " \\\n  ", out);
     gpuplan_buf_puts(out, "\n");
     return gpuplan_buf_status(out, err);
 }
 
 enum gpuplan_status
+emit_vllm(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err)
+{
+    return emit_serving_line(plan, out, err);
+}
+
+enum gpuplan_status
 emit_sglang(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err)
 {
-    const struct gpuplan_job *j = &plan->job;
-    serving_comment(plan, "SGLang", out);
-    gpuplan_buf_printf(out,
-                       "python -m sglang.launch_server \\\n"
-                       "  --model-path %s \\\n"
-                       "  --tp-size %u \\\n"
-                       "  --pp-size %u \\\n"
-                       "  --context-length %llu \\\n"
-                       "  --max-running-requests %llu \\\n"
-                       "  --max-total-tokens %llu \\\n"
-                       "  --mem-fraction-static %.2f \\\n"
-                       "  --dtype %s",
-                       plan->hub_id, j->tp ? j->tp : 1, j->pp ? j->pp : 1,
-                       (unsigned long long)j->context_len, (unsigned long long)j->batch,
-                       (unsigned long long)(j->batch * j->context_len), j->gpu_memory_utilization,
-                       serving_dtype(j));
-    if (fp8_weights(j))
-        gpuplan_buf_puts(out, " \\\n  --quantization fp8");
-    if (fp8_kv(j))
-        gpuplan_buf_puts(out, " \\\n  --kv-cache-dtype fp8_e4m3");
-    if (plan->nodes > 1)
-        gpuplan_buf_printf(out,
-                           " \\\n  --nnodes %u --node-rank \"$NODE_RANK\" --dist-init-addr "
-                           "\"$HEAD_NODE:%d\"",
-                           plan->nodes, EMIT_RDZV_PORT);
-    gpuplan_buf_printf(out, " \\\n  --port %d\n", EMIT_SGLANG_PORT);
-    return gpuplan_buf_status(out, err);
+    return emit_serving_line(plan, out, err);
 }
 
 /* ---- Kubernetes ---- */
@@ -266,10 +232,11 @@ k8s_training(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gp
 static enum gpuplan_status
 k8s_serving(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err)
 {
+    const struct gpuplan_plan_serving *sv = &plan->serving;
     char name[64];
     k8s_name("vllm-", plan->model_id, name, sizeof name);
     gpuplan_buf_printf(out,
-                       "# %s on %u x %s: a vLLM Deployment and its Service\n"
+                       "# %s: %u replica%s of %u x %s: a vLLM Deployment and its Service\n"
                        "apiVersion: apps/v1\n"
                        "kind: Deployment\n"
                        "metadata:\n"
@@ -277,7 +244,7 @@ k8s_serving(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpu
                        "  labels:\n"
                        "    app: %s\n"
                        "spec:\n"
-                       "  replicas: 1\n"
+                       "  replicas: %u\n"
                        "  selector:\n"
                        "    matchLabels:\n"
                        "      app: %s\n"
@@ -288,32 +255,30 @@ k8s_serving(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpu
                        "    spec:\n"
                        "      containers:\n"
                        "        - name: vllm\n"
-                       "          image: vllm/vllm-openai:v%s\n"
-                       "          command: [\"vllm\", \"serve\"]\n"
-                       "          args:\n",
-                       plan->model_id, emit_n_gpus(plan), emit_gpu_id(plan), name, name, name, name,
-                       emit_vllm_version());
-    struct gpuplan_buf args;
-    gpuplan_buf_init(&args, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
-    emit_vllm_args(plan, "\n", &args);
-    const char *p = gpuplan_buf_str(&args);
-    while (*p) {
-        const size_t len = strcspn(p, "\n");
-        char arg[256];
-        (void)snprintf(arg, sizeof arg, "%.*s", (int)(len < 255 ? len : 255), p);
-        gpuplan_buf_puts(out, "            - ");
-        yq(out, arg);
-        gpuplan_buf_puts(out, "\n");
-        p += len;
-        if (*p)
-            p++;
+                       "          image: vllm/vllm-openai:v%s\n",
+                       plan->model_id, sv->replicas, sv->replicas == 1 ? "" : "s",
+                       sv->gpus_per_replica, emit_gpu_id(plan), name, name, sv->replicas, name,
+                       name, sv->engine_version);
+    char w[EMIT_MAX_WORDS][256];
+    const size_t n = launch_words(plan, w, EMIT_MAX_WORDS);
+    /* "vllm serve" is the command; the model and the flags its arguments */
+    size_t first = n < 2 ? n : 2;
+    gpuplan_buf_puts(out, "          command: [");
+    for (size_t i = 0; i < first; i++) {
+        gpuplan_buf_puts(out, i ? ", " : "");
+        yq(out, w[i]);
     }
-    gpuplan_buf_release(&args);
+    gpuplan_buf_puts(out, "]\n          args:\n");
+    for (size_t i = first; i < n; i++) {
+        gpuplan_buf_puts(out, "            - ");
+        yq(out, w[i]);
+        gpuplan_buf_puts(out, "\n");
+    }
     gpuplan_buf_printf(out,
                        "          ports:\n"
                        "            - containerPort: %d\n",
                        EMIT_VLLM_PORT);
-    k8s_resources(plan, plan->gpus_per_node, "          ", out);
+    k8s_resources(plan, sv->gpus_per_replica, "          ", out);
     gpuplan_buf_printf(out,
                        "      volumes:\n"
                        "        - name: dshm\n"
@@ -339,16 +304,6 @@ emit_k8s(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpupla
 {
     if (plan->job.method != GPUPLAN_METHOD_INFER)
         return k8s_training(plan, out, err);
-    if (plan->nodes > 1)
-        return gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, "--emit",
-                                 "a Deployment runs on one node; this serving plan spans %u "
-                                 "(a LeaderWorkerSet is not written)",
-                                 plan->nodes);
-    if (plan->gpu && plan->gpu->vendor != GPUPLAN_VENDOR_NVIDIA)
-        return gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, "--emit",
-                                 "the vllm/vllm-openai image is built for NVIDIA GPUs; the "
-                                 "plan's are %s",
-                                 emit_gpu_id(plan));
     return k8s_serving(plan, out, err);
 }
 
@@ -387,6 +342,10 @@ emit_skypilot(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct g
     k8s_name(infer ? "vllm-" : "ft-", plan->model_id, name, sizeof name);
     const unsigned long long ram_gib =
         (unsigned long long)(plan->server.ram_bytes / GPUPLAN_BYTES_PER_GIB);
+    const struct gpuplan_plan_serving *sv = &plan->serving;
+    const uint32_t nodes = infer ? (sv->pp ? sv->pp : 1) : plan->nodes;
+    const uint32_t gpn = infer ? (sv->gpus_per_replica / nodes ? sv->gpus_per_replica / nodes : 1)
+                               : plan->gpus_per_node;
     gpuplan_buf_printf(out,
                        "# %s on %u x %s: sky launch this.yaml%s\n"
                        "name: %s\n"
@@ -394,15 +353,18 @@ emit_skypilot(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct g
                        "resources:\n"
                        "  accelerators: %s:%u\n",
                        plan->model_id, emit_n_gpus(plan), emit_gpu_id(plan),
-                       infer ? "" : " (workdir: the folder with train.py)", name, plan->nodes,
-                       emit_skypilot_accelerator(emit_gpu_id(plan)), plan->gpus_per_node);
+                       infer ? " (one replica: launch one per replica)"
+                             : " (workdir: the folder with train.py)",
+                       name, nodes, emit_skypilot_accelerator(emit_gpu_id(plan)), gpn);
     if (plan->server.cpu_cores)
         gpuplan_buf_printf(out, "  cpus: %u+\n", plan->server.cpu_cores);
     if (ram_gib)
         gpuplan_buf_printf(out, "  memory: %llu+\n", ram_gib);
     if (infer) {
-        gpuplan_buf_printf(out, "  ports: %d\nrun: |\n  vllm serve ", EMIT_VLLM_PORT);
-        emit_vllm_args(plan, " \\\n    ", out);
+        gpuplan_buf_printf(out, "  ports: %d\nrun: |\n  ",
+                           plan->serving.engine == GPUPLAN_SERVING_SGLANG ? EMIT_SGLANG_PORT
+                                                                          : EMIT_VLLM_PORT);
+        emit_launch_words(plan, " \\\n    ", out);
         gpuplan_buf_puts(out, "\n");
         return gpuplan_buf_status(out, err);
     }
