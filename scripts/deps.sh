@@ -1,6 +1,6 @@
 #!/bin/sh
 # Ensure the Debian packages gpuplan builds and tests with are present.
-# Usage: scripts/deps.sh [build|test|bench|fuzz|browser]...
+# Usage: scripts/deps.sh [build|test|bench|fuzz|browser|slurm]...
 # Each group names every Debian package it needs explicitly (nothing is left
 # to arrive as a recommendation or a dependency of another package). Only the
 # missing ones are installed: as root with apt-get, naming them first; otherwise
@@ -40,6 +40,8 @@ for what in "$@"; do
         command -v curl >/dev/null 2>&1 || add curl
         command -v valgrind >/dev/null 2>&1 || add valgrind
         [ -e /usr/share/i18n/locales/de_DE ] || add locales
+        # the engine-format checks of tests/suites/emit_engines.sh (PyYAML, as the engines load)
+        /usr/bin/python3 -c 'import yaml' 2>/dev/null || add python3-yaml
         ;;
     browser)
         # tests/browser/harness.py: Debian's selenium under Debian's own
@@ -53,6 +55,11 @@ for what in "$@"; do
         command -v wrk >/dev/null 2>&1 || add wrk
         command -v curl >/dev/null 2>&1 || add curl
         command -v valgrind >/dev/null 2>&1 || add valgrind
+        ;;
+    slurm)
+        # tests/suites/emit_engines.sh: a one-node controller for sbatch --test-only
+        command -v slurmctld >/dev/null 2>&1 || add slurm-wlm
+        command -v munged >/dev/null 2>&1 || add munge
         ;;
     fuzz)
         command -v clang >/dev/null 2>&1 || add clang

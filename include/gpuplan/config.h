@@ -217,4 +217,16 @@ size_t gpuplan_config_count_notes(const struct gpuplan_config *cfg,
  */
 bool gpuplan_config_key_is_documented(enum gpuplan_config_kind kind, const char *key);
 
+/*
+ * A change the estimate suggests ("--grad-ckpt full", "--gpu h100-sxm:2
+ * --sharding fsdp") in the vocabulary of a `kind` file
+ * ("gradient_checkpointing: true" for axolotl), into out[out_size]; parts no
+ * key of that file says are spelled as the launch ("launch on 2 GPUs") or
+ * kept as the option. True when every part is a key of the file.
+ */
+bool gpuplan_config_spell_change(enum gpuplan_config_kind kind,
+                                 const char *change,
+                                 char *out,
+                                 size_t out_size);
+
 #endif

@@ -231,6 +231,19 @@ enum gpuplan_status gpuplan_job_set(struct gpuplan_job *job,
                                     const char *value,
                                     struct gpuplan_error *err);
 
+/*
+ * The value option `opt` (an entry of gpuplan_job_options) holds in `job` as
+ * the text gpuplan_job_set reads back to the same value, for every option,
+ * also those a setter fills (compile, weights, gpu without its count); ""
+ * for a count left at 0 that the option does not take (tokens,
+ * dataset-tokens). What a plan JSON carries (render_plan.c) and the plan
+ * reader sets again.
+ */
+void gpuplan_job_format(const struct gpuplan_job *job,
+                        const struct gpuplan_option *opt,
+                        char *out,
+                        size_t out_size);
+
 /* Stable names for enums (as the options spell them). */
 const char *gpuplan_method_name(enum gpuplan_method v);
 const char *gpuplan_precision_name(enum gpuplan_precision v);

@@ -187,6 +187,8 @@ struct gpuplan_plan {
     const struct gpuplan_platform *platform; /* borrowed; may be NULL */
     char model_id[128];
     char model_family[32];  /* e.g. "llama" (FSDP wrap class in emitters) */
+    char hub_id[200];       /* Hugging Face Hub id ("meta-llama/Llama-3.1-70B") or the model's
+                               path; "" when neither is known (emitters that need one refuse) */
     struct gpuplan_job job; /* the resolved job: method, precision, sharding, ... */
     uint32_t gpus_per_node;
     uint32_t nodes;

@@ -157,6 +157,24 @@ enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_estimate *estim
                                             struct gpuplan_buf *out,
                                             struct gpuplan_error *err);
 
+struct gpuplan_config;
+
+/*
+ * The estimate of a job read from config files (config.h): text adds the
+ * files' unknown keys, the framework defaults taken and what could not be
+ * expressed; JSON adds "config" {kind, stack, files, model, notes[{kind,
+ * key, where, setting, value, detail}]}. With `check` (gpuplan check), also
+ * the suggestions in the file's own vocabulary: text "to fit, change in
+ * ...", JSON "changes"[{option, change, in_file, saving_bytes, fits}].
+ * `config` NULL is gpuplan_render_estimate.
+ */
+enum gpuplan_status gpuplan_render_estimate_from(const struct gpuplan_estimate *estimate,
+                                                 const struct gpuplan_config *config,
+                                                 bool check,
+                                                 enum gpuplan_format format,
+                                                 struct gpuplan_buf *out,
+                                                 struct gpuplan_error *err);
+
 /* ---- the planner's result (render_plan.c) ---- */
 
 struct gpuplan_plan_result;
@@ -182,31 +200,78 @@ enum gpuplan_status gpuplan_render_plan(const struct gpuplan_plan_result *result
                                         struct gpuplan_buf *out,
                                         struct gpuplan_error *err);
 
-/* ---- launch configurations (emit.c) ---- */
+/* The plans for a job read from config files: as gpuplan_render_estimate_from adds them. */
+enum gpuplan_status gpuplan_render_plan_from(const struct gpuplan_plan_result *result,
+                                             const struct gpuplan_config *config,
+                                             enum gpuplan_format format,
+                                             struct gpuplan_buf *out,
+                                             struct gpuplan_error *err);
+
+/* ---- launch configurations (emit*.c) ---- */
 
 struct gpuplan_plan;
+struct gpuplan_job;
 
+/*
+ * What `recommend --emit KIND` and `gpuplan emit KIND` write for one plan.
+ * Training: the engine's own config file or launch line; serving: the
+ * engine's launch line; cluster: a manifest that runs the training launch or
+ * the vLLM server. docs/emit.md lists, per kind, the keys written, what each
+ * engine really keeps for each precision setting (cited from its code) and
+ * what is refused.
+ */
 enum gpuplan_engine {
-    GPUPLAN_ENGINE_DEEPSPEED = 0, /* DeepSpeed config JSON */
-    GPUPLAN_ENGINE_ACCELERATE,    /* accelerate config YAML (FSDP or DeepSpeed plugin) */
+    GPUPLAN_ENGINE_DEEPSPEED = 0, /* DeepSpeed config JSON (ZeRO 1-3, offload, precision) */
+    GPUPLAN_ENGINE_ACCELERATE,    /* accelerate config YAML (FSDP, DeepSpeed plugin, DDP) */
     GPUPLAN_ENGINE_TORCHRUN,      /* torchrun command line (run on every node) */
     GPUPLAN_ENGINE_SLURM,         /* sbatch script: srun torchrun on every node */
+    GPUPLAN_ENGINE_AXOLOTL,       /* axolotl config YAML */
+    GPUPLAN_ENGINE_LLAMA_FACTORY, /* LLaMA-Factory `llamafactory-cli train` YAML */
+    GPUPLAN_ENGINE_TORCHTUNE,     /* torchtune recipe config YAML */
+    GPUPLAN_ENGINE_TRL,      /* {"model", "sft_config", "lora_config"}: SFTConfig + LoraConfig */
+    GPUPLAN_ENGINE_VLLM,     /* `vllm serve` command line */
+    GPUPLAN_ENGINE_SGLANG,   /* `python -m sglang.launch_server` command line */
+    GPUPLAN_ENGINE_K8S,      /* Kubernetes: Kubeflow PyTorchJob, or vLLM Deployment + Service */
+    GPUPLAN_ENGINE_SKYPILOT, /* SkyPilot task YAML */
     GPUPLAN_ENGINE_COUNT
 };
 
-/* "deepspeed", "accelerate", "torchrun", "slurm"; NULL-terminated, indexed by the engine. */
+/* The kinds' names, indexed by the engine ("deepspeed", ..., "skypilot"); NULL-terminated. */
 extern const char *const gpuplan_engine_names[];
 
-/* "deepspeed", "accelerate", "torchrun", "slurm"; GPUPLAN_ERR_USAGE otherwise. */
+/* A name of gpuplan_engine_names; GPUPLAN_ERR_USAGE ("did you mean") otherwise. */
 enum gpuplan_status
 gpuplan_engine_parse(const char *name, enum gpuplan_engine *out, struct gpuplan_error *err);
 const char *gpuplan_engine_name(enum gpuplan_engine engine);
+/* Whether the engine runs serving plans (vllm, sglang), training plans, or both (k8s, skypilot). */
+bool gpuplan_engine_serves(enum gpuplan_engine engine);
+bool gpuplan_engine_trains(enum gpuplan_engine engine);
 
 /*
- * Append the launch configuration of `plan` to `out`: concrete numbers, never
- * "auto". Errors: GPUPLAN_ERR_UNSUPPORTED for serving plans (the emitters are
- * for training launchers) and for layouts the engine cannot express (e.g.
- * parameter offload below ZeRO-3); buffer failures.
+ * Whether `engine` can run `plan` as planned: every knob the plan sets has a
+ * setting in the engine that keeps what gpuplan's memory model counts
+ * (docs/emit.md). GPUPLAN_ERR_UNSUPPORTED with the reason, and a hint naming
+ * the kinds that can; GPUPLAN_ERR_USAGE for an empty plan.
+ */
+enum gpuplan_status gpuplan_emit_check(const struct gpuplan_plan *plan,
+                                       enum gpuplan_engine engine,
+                                       struct gpuplan_error *err);
+
+/*
+ * For a plan `engine` refuses: the job it would run instead, with the
+ * sharding, precision, checkpointing and compile settings moved to the
+ * nearest ones it has (e.g. DeepSpeed: fsdp -> zero3; torchtune: bf16-mixed
+ * -> bf16; HF Trainer: selective -> full recompute). `out` starts as the
+ * plan's job. False when no such move makes the engine accept it.
+ */
+bool gpuplan_emit_nearest(const struct gpuplan_plan *plan,
+                          enum gpuplan_engine engine,
+                          struct gpuplan_job *out);
+
+/*
+ * Append the launch configuration of `plan` to `out`: every value from the
+ * plan, never "auto" where the engine needs a number. Errors: those of
+ * gpuplan_emit_check; buffer failures.
  */
 enum gpuplan_status gpuplan_emit(const struct gpuplan_plan *plan,
                                  enum gpuplan_engine engine,

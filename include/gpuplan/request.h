@@ -175,4 +175,64 @@ enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *
 enum gpuplan_status
 gpuplan_web_page(const char **out_bytes, size_t *out_len, struct gpuplan_error *err);
 
+struct gpuplan_config;
+struct gpuplan_plan_request;
+
+/*
+ * As gpuplan_job_from_json and gpuplan_plan_request_from_json, and a body
+ * member "from": a list of 1..8 config files as text, each {"text": "...",
+ * "kind": "axolotl" (optional: detected), "name": "train.yaml" (optional,
+ * for positions)}, each at most GPUPLAN_CONFIG_MAX_BYTES. They are read
+ * into `cfg` (fresh from gpuplan_config_init; the caller releases it)
+ * first, whatever their place in the body: the job is theirs, "model" is
+ * the one they name, the other members override them (and, for a plan, the
+ * knobs the files set are not searched). A file they name is not read (the
+ * service reads no file): send it as another entry. Errors as the readers',
+ * with "$.from[i]" in err->where for a bad entry.
+ */
+enum gpuplan_status gpuplan_job_from_json_config(struct gpuplan_job *job,
+                                                 const char *body,
+                                                 size_t len,
+                                                 char *model_out,
+                                                 size_t model_size,
+                                                 struct gpuplan_config *cfg,
+                                                 struct gpuplan_error *err);
+enum gpuplan_status gpuplan_plan_request_from_json_config(struct gpuplan_plan_request *req,
+                                                          const char *body,
+                                                          size_t len,
+                                                          char *model_out,
+                                                          size_t model_size,
+                                                          struct gpuplan_config *cfg,
+                                                          struct gpuplan_error *err);
+
+/* ---- a plan from `recommend --format json` (plan_read.c) ---- */
+
+struct gpuplan_plan;
+
+/* Largest plan document read: 4 MiB (a 16-plan recommend JSON is under 100 KiB). */
+#define GPUPLAN_PLAN_JSON_MAX_BYTES (4ULL * 1024ULL * 1024ULL)
+
+/*
+ * Read recommendation `index` (1-based) of a `gpuplan recommend --format
+ * json` document (or POST /v1/recommend's answer) into `out`: the GPU and
+ * platform looked up in `catalog` (borrowed pointers), the model id, family
+ * and Hub id, the job from its "job" object through gpuplan_job_set (every
+ * value checked as on the command line), the layout, the memory and time
+ * figures and the server. What `gpuplan emit` writes launch files from.
+ *
+ * Errors: GPUPLAN_ERR_TOO_LARGE past GPUPLAN_PLAN_JSON_MAX_BYTES;
+ * GPUPLAN_ERR_INVALID_INPUT for malformed JSON (with line:column), a missing
+ * or mistyped member, an index past the list (each with its JSON path in
+ * err->where, "NAME:$.recommendations[0].job.sharding"); GPUPLAN_ERR_USAGE
+ * for a job value the option table refuses; GPUPLAN_ERR_NOT_FOUND for a GPU
+ * the catalog lacks ("did you mean").
+ */
+enum gpuplan_status gpuplan_plan_read_json(const uint8_t *bytes,
+                                           size_t len,
+                                           const char *name,
+                                           uint32_t index,
+                                           const struct gpuplan_catalog *catalog,
+                                           struct gpuplan_plan *out,
+                                           struct gpuplan_error *err);
+
 #endif

@@ -14,14 +14,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "gpuplan/config.h"
 #include "gpuplan/gpuplan.h"
 #include "gpuplan/options.h"
 #include "gpuplan/render.h"
 #include "i18n.h"
 
-enum cli_exit { CLI_OK = 0, CLI_RUN_ERROR = 1, CLI_USAGE = 2 };
+/* Exit codes: 0 ok (a job that fits), 1 run failed, 2 usage error, 3 does not fit (check). */
+enum cli_exit { CLI_OK = 0, CLI_RUN_ERROR = 1, CLI_USAGE = 2, CLI_DOES_NOT_FIT = 3 };
 
 /* One section of a command's options: a table, the title --help gives it. */
 struct cli_group {
@@ -144,6 +147,56 @@ int cli_run_finish(struct cli_run *run, enum gpuplan_status st);
 /* Release `run` only (when the command reported something else itself). */
 void cli_run_release(struct cli_run *run);
 
+/*
+ * Read `path` ("-": standard input) whole, at most `max_bytes`, into *out
+ * (malloc'd, the caller frees; not NUL-terminated). GPUPLAN_ERR_NOT_FOUND,
+ * GPUPLAN_ERR_IO, GPUPLAN_ERR_TOO_LARGE, GPUPLAN_ERR_NOMEM with the path.
+ */
+enum gpuplan_status cli_read_file(const char *path,
+                                  size_t max_bytes,
+                                  uint8_t **out,
+                                  size_t *out_len,
+                                  struct gpuplan_error *err);
+
+/* ---- config files as input (cli_config.c) ---- */
+
+#define CLI_MAX_FROM 8
+
+/* The --from arguments, in order ("[KIND:]FILE", borrowed from argv). */
+struct cli_from {
+    const char *paths[CLI_MAX_FROM];
+    size_t n;
+};
+
+/* The setter of a --from option whose destination is a struct cli_from (at opt->offset). */
+enum gpuplan_status cli_from_add(void *dest,
+                                 const struct gpuplan_option *opt,
+                                 const char *text,
+                                 struct gpuplan_error *err);
+
+/* --from [KIND:]FILE for a command's struct `type` with a struct cli_from member `member`. */
+#define CLI_FROM_OPTION(type, member)                                                          \
+    {                                                                                          \
+        .name = "from", .kind = GPUPLAN_OPTION_TEXT, .field = GPUPLAN_FIELD_NONE,              \
+        GPUPLAN_OPTION_AT(type, member), .set_offset = GPUPLAN_OPTION_NO_SET,                  \
+        .arg = "[KIND:]FILE", .parse = cli_from_add,                                           \
+        .help = N_("read the job from a training config (DeepSpeed, accelerate, axolotl, "     \
+                   "LLaMA-Factory, torchtune, TRL, PEFT; repeatable); options given override " \
+                   "it"),                                                                      \
+        .flags = GPUPLAN_OPTION_CLI_ONLY                                                       \
+    }
+
+/*
+ * Read every --from file into `cfg` (fresh from gpuplan_config_init), and
+ * each file they name, relative to the first file's folder.
+ */
+enum gpuplan_status
+cli_config_load(const struct cli_from *from, struct gpuplan_config *cfg, struct gpuplan_error *err);
+
+struct gpuplan_plan_request;
+/* recommend --from: the knobs the files set (or their framework's defaults) are not searched. */
+void cli_config_mark_fixed(const struct gpuplan_config *cfg, struct gpuplan_plan_request *req);
+
 /* Print "gpuplan: error: MESSAGE" (+ where, hint) to stderr; return the exit code for the status.
  */
 int cli_report(const struct gpuplan_error *err);
@@ -172,6 +225,8 @@ extern const struct cli_command cli_cmd_detect;
 extern const struct cli_command cli_cmd_tco;
 extern const struct cli_command cli_cmd_serve;
 extern const struct cli_command cli_cmd_version;
+extern const struct cli_command cli_cmd_emit;
+extern const struct cli_command cli_cmd_check;
 
 /* `gpuplan version`, also `gpuplan --version` (cmd_version.c). */
 int cmd_version(int argc, char **argv);

@@ -4,10 +4,12 @@
  * 'gpuplan CMD --help'" line (exit 2), and writing a result to stdout; the
  * catalog and model every command loads (cli_run).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -110,4 +112,58 @@ int cli_run_finish(struct cli_run *run, enum gpuplan_status st)
     const int rc = st == GPUPLAN_OK ? cli_write_buf(&run->out) : cli_report(&run->err);
     cli_run_release(run);
     return rc;
+}
+
+enum gpuplan_status cli_read_file(const char *path,
+                                  size_t max_bytes,
+                                  uint8_t **out,
+                                  size_t *out_len,
+                                  struct gpuplan_error *err)
+{
+    const bool is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    *out = NULL;
+    *out_len = 0;
+    if (!f)
+        return gpuplan_error_set(err, errno == ENOENT ? GPUPLAN_ERR_NOT_FOUND : GPUPLAN_ERR_IO,
+                                 path, "cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 4096, len = 0;
+    uint8_t *buf = malloc(cap);
+    enum gpuplan_status st =
+        buf ? GPUPLAN_OK : gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, path, "out of memory");
+    while (st == GPUPLAN_OK) {
+        if (len == cap) {
+            if (cap > max_bytes) {
+                st = gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, path,
+                                       "'%s' is larger than %zu bytes", path, max_bytes);
+                break;
+            }
+            uint8_t *grown = realloc(buf, cap * 2);
+            if (!grown) {
+                st = gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, path, "out of memory");
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        const size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f))
+                st = gpuplan_error_set(err, GPUPLAN_ERR_IO, path, "cannot read '%s'", path);
+            break;
+        }
+    }
+    if (st == GPUPLAN_OK && len > max_bytes)
+        st = gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, path, "'%s' is larger than %zu bytes",
+                               path, max_bytes);
+    if (!is_stdin)
+        (void)fclose(f);
+    if (st != GPUPLAN_OK) {
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    *out_len = len;
+    return GPUPLAN_OK;
 }

@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "conn_guard.h"
+#include "gpuplan/config.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/job.h"
@@ -1144,11 +1145,18 @@ static enum gpuplan_status post_estimate(const struct server *srv,
     struct gpuplan_job job;
     gpuplan_job_init(&job);
     char model_id[GPUPLAN_REQUEST_MODEL_MAX] = "";
-    if (gpuplan_job_from_json(&job, body, len, model_id, sizeof model_id, err) != GPUPLAN_OK)
+    struct gpuplan_config cfg;
+    gpuplan_config_init(&cfg);
+    if (gpuplan_job_from_json_config(&job, body, len, model_id, sizeof model_id, &cfg, err) !=
+        GPUPLAN_OK) {
+        gpuplan_config_release(&cfg);
         return err->code;
+    }
     struct gpuplan_estimate *estimate = calloc(1, sizeof *estimate);
-    if (!estimate)
+    if (!estimate) {
+        gpuplan_config_release(&cfg);
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, "", "out of memory");
+    }
     struct gpuplan_model scratch;
     gpuplan_model_init(&scratch);
     const struct gpuplan_model *model = NULL;
@@ -1162,8 +1170,10 @@ static enum gpuplan_status post_estimate(const struct server *srv,
     if (st == GPUPLAN_OK)
         st = gpuplan_estimate_run(model, &job, gpu, estimate, err);
     if (st == GPUPLAN_OK)
-        st = gpuplan_render_estimate(estimate, GPUPLAN_FORMAT_JSON, out, err);
+        st = gpuplan_render_estimate_from(estimate, cfg.n_files ? &cfg : NULL, false,
+                                          GPUPLAN_FORMAT_JSON, out, err);
     gpuplan_model_release(&scratch);
+    gpuplan_config_release(&cfg);
     free(estimate);
     return st;
 }
@@ -1208,13 +1218,19 @@ static enum gpuplan_status post_recommend(const struct server *srv,
     struct gpuplan_plan_request req;
     gpuplan_plan_request_init(&req);
     char model_id[GPUPLAN_REQUEST_MODEL_MAX] = "";
-    if (gpuplan_plan_request_from_json(&req, body, len, model_id, sizeof model_id, err) !=
-        GPUPLAN_OK)
+    struct gpuplan_config cfg;
+    gpuplan_config_init(&cfg);
+    if (gpuplan_plan_request_from_json_config(&req, body, len, model_id, sizeof model_id, &cfg,
+                                              err) != GPUPLAN_OK) {
+        gpuplan_config_release(&cfg);
         return err->code;
+    }
     /* About 300 KB (plan.h): on the heap, not the MHD thread's stack. */
     struct gpuplan_plan_result *result = calloc(1, sizeof *result);
-    if (!result)
+    if (!result) {
+        gpuplan_config_release(&cfg);
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, "", "out of memory");
+    }
     struct gpuplan_model scratch;
     gpuplan_model_init(&scratch);
     const struct gpuplan_model *model = NULL;
@@ -1222,8 +1238,10 @@ static enum gpuplan_status post_recommend(const struct server *srv,
     if (st == GPUPLAN_OK)
         st = gpuplan_plan_run(model, srv->catalog, &req, result, err);
     if (st == GPUPLAN_OK)
-        st = gpuplan_render_plan(result, GPUPLAN_FORMAT_JSON, out, err);
+        st = gpuplan_render_plan_from(result, cfg.n_files ? &cfg : NULL, GPUPLAN_FORMAT_JSON, out,
+                                      err);
     gpuplan_model_release(&scratch);
+    gpuplan_config_release(&cfg);
     free(result);
     return st;
 }

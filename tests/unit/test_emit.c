@@ -1,507 +1,436 @@
 /*
- * test_emit.c - launch configurations checked against each engine's
- * documented keys (tables below, from docs/research/formats-and-engines.md
- * section 3): every key emitted must be a documented one, values must be
- * concrete (never "auto") and consistent with the plan (batch identity,
- * process counts, ZeRO stage, offload only where the engine allows it).
+ * test_emit.c - launch files: which engine runs which plan (the refusals
+ * and the nearest plan an engine would run), what each engine is told for
+ * each precision recipe (DeepSpeed's 16-bit master flags, accelerate's
+ * FSDP mixed_precision, FP8 recipes), the sharding reaching the script
+ * (torchrun), the serving flags (vLLM, SGLang), and a plan back from its
+ * JSON (gpuplan_plan_read_json). The files against the engines' key lists
+ * and their round trip through the readers are tests/suites/emit_engines.sh
+ * and roundtrip.sh.
  */
 #include "test_common.h"
 
 #include <jansson.h>
 
+#include "gpuplan/catalog.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/render.h"
+#include "gpuplan/request.h"
 
-/* 3.1 DeepSpeed config-json.md: top-level, zero_optimization, offload_* and precision keys. */
-static const char *const ds_top_keys[] = { "train_batch_size",
-                                           "train_micro_batch_size_per_gpu",
-                                           "gradient_accumulation_steps",
-                                           "gradient_clipping",
-                                           "bf16",
-                                           "fp16",
-                                           "optimizer",
-                                           "zero_optimization",
-                                           NULL };
-static const char *const ds_zero_keys[] = { "stage",
-                                            "allgather_partitions",
-                                            "allgather_bucket_size",
-                                            "overlap_comm",
-                                            "reduce_scatter",
-                                            "reduce_bucket_size",
-                                            "contiguous_gradients",
-                                            "round_robin_gradients",
-                                            "stage3_max_live_parameters",
-                                            "stage3_max_reuse_distance",
-                                            "stage3_prefetch_bucket_size",
-                                            "stage3_param_persistence_threshold",
-                                            "stage3_gather_16bit_weights_on_model_save",
-                                            "sub_group_size",
-                                            "zero_hpz_partition_size",
-                                            "zero_quantized_weights",
-                                            "zero_quantized_gradients",
-                                            "offload_optimizer",
-                                            "offload_param",
-                                            NULL };
-static const char *const ds_offload_keys[] = { "device",      "nvme_path",    "pin_memory",
-                                               "ratio",       "buffer_count", "fast_init",
-                                               "buffer_size", "max_in_cpu",   NULL };
-static const char *const ds_precision_keys[] = { "enabled",
-                                                 "loss_scale",
-                                                 "initial_scale_power",
-                                                 "bf16_master_weights_and_grads",
-                                                 "bf16_optimizer_states",
-                                                 NULL };
-static const char *const ds_optimizer_keys[] = { "type", "params", NULL };
+static struct gpuplan_catalog *catalog;
 
-/* 3.2 accelerate templates (fsdp.yaml, FSDP2 mapping, deepspeed.yaml, multi_node.yaml). */
-static const char *const acc_top_keys[] = { "compute_environment", "distributed_type",
-                                            "mixed_precision",     "num_machines",
-                                            "num_processes",       "machine_rank",
-                                            "main_process_ip",     "main_process_port",
-                                            "rdzv_backend",        "same_network",
-                                            "fsdp_config",         "deepspeed_config",
-                                            "dynamo_config",       NULL };
-static const char *const acc_fsdp_keys[] = {
-    "fsdp_version",           "fsdp_reshard_after_forward",    "fsdp_sharding_strategy",
-    "fsdp_backward_prefetch", "fsdp_sync_module_states",       "fsdp_use_orig_params",
-    "fsdp_forward_prefetch",  "fsdp_auto_wrap_policy",         "fsdp_transformer_layer_cls_to_wrap",
-    "fsdp_min_num_params",    "fsdp_state_dict_type",          "fsdp_cpu_ram_efficient_loading",
-    "fsdp_offload_params",    "fsdp_activation_checkpointing", NULL
-};
-/* Removed in FSDP2 (section 3.2 mapping). */
-static const char *const acc_fsdp1_only_keys[] = {
-    "fsdp_sharding_strategy", "fsdp_backward_prefetch", "fsdp_sync_module_states",
-    "fsdp_use_orig_params",   "fsdp_forward_prefetch",  NULL
-};
-static const char *const acc_ds_keys[] = { "zero_stage",
-                                           "offload_optimizer_device",
-                                           "offload_param_device",
-                                           "gradient_accumulation_steps",
-                                           "gradient_clipping",
-                                           "zero3_init_flag",
-                                           "zero3_save_16bit_model",
-                                           "deepspeed_config_file",
-                                           NULL };
-static const char *const acc_distributed_types[] = { "FSDP", "DEEPSPEED", "MULTI_GPU", "'NO'",
-                                                     NULL };
-static const char *const acc_mixed_precisions[] = { "bf16", "fp16", "fp8", "'no'", NULL };
-static const char *const acc_devices[] = { "none", "cpu", "nvme", NULL };
-static const char *const acc_strategies[] = { "FULL_SHARD",   "SHARD_GRAD_OP",      "NO_SHARD",
-                                              "HYBRID_SHARD", "HYBRID_SHARD_ZERO2", NULL };
-
-/* 3.3 torchrun flags; 3.5 the sbatch directives of the sketch. */
-static const char *const torchrun_flags[] = { "--standalone",    "--nnodes",  "--nproc-per-node",
-                                              "--max-restarts",  "--rdzv-id", "--rdzv-backend",
-                                              "--rdzv-endpoint", NULL };
-static const char *const sbatch_flags[] = {
-    "--job-name", "--nodes", "--ntasks-per-node", "--gpus-per-node", "--cpus-per-task", "--time",
-    "--mem",      NULL
-};
-
-static bool in_list(const char *const *list, const char *s, size_t n)
+static int setup(void **state)
 {
-    for (; *list; list++) {
-        if (strlen(*list) == n && strncmp(*list, s, n) == 0)
-            return true;
-    }
-    return false;
+    (void)state;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    return gpuplan_catalog_load(&catalog, NULL, &err) == GPUPLAN_OK ? 0 : -1;
 }
 
-static struct gpuplan_gpu test_gpu;
+static int teardown(void **state)
+{
+    (void)state;
+    gpuplan_catalog_free(catalog);
+    return 0;
+}
 
-static struct gpuplan_plan make_plan(uint32_t gpn,
-                                     uint32_t nodes,
-                                     enum gpuplan_sharding sharding,
-                                     enum gpuplan_offload offload,
-                                     uint64_t micro_batch,
-                                     uint64_t grad_accum,
-                                     enum gpuplan_precision precision)
+static struct gpuplan_plan plan_of(const char *gpu,
+                                   uint32_t gpn,
+                                   uint32_t nodes,
+                                   enum gpuplan_method method,
+                                   enum gpuplan_precision precision,
+                                   enum gpuplan_sharding sharding,
+                                   enum gpuplan_offload offload,
+                                   enum gpuplan_grad_ckpt ckpt)
 {
     struct gpuplan_plan p;
     memset(&p, 0, sizeof p);
-    snprintf(test_gpu.id, sizeof test_gpu.id, "h100-sxm");
-    p.gpu = &test_gpu;
+    p.gpu = gpuplan_catalog_find_gpu(catalog, gpu);
     snprintf(p.model_id, sizeof p.model_id, "llama-3.1-8b");
     snprintf(p.model_family, sizeof p.model_family, "llama");
+    snprintf(p.hub_id, sizeof p.hub_id, "meta-llama/Llama-3.1-8B");
     gpuplan_job_init(&p.job);
+    p.job.method = method;
+    p.job.precision = precision;
     p.job.sharding = sharding;
     p.job.sharding_set = true;
     p.job.offload = offload;
-    p.job.micro_batch = micro_batch;
-    p.job.grad_accum = grad_accum;
-    p.job.precision = precision;
-    p.job.grad_ckpt = GPUPLAN_CKPT_FULL;
+    p.job.grad_ckpt = ckpt;
+    p.job.grad_ckpt_set = true;
+    p.job.micro_batch = 2;
+    p.job.grad_accum = 4;
     p.job.gpus_per_node = gpn;
     p.job.nodes = nodes;
     p.job.tp = 1;
     p.job.pp = 1;
     p.gpus_per_node = gpn;
     p.nodes = nodes;
-    p.server.cpu_cores = 128;
-    p.has_time = true;
-    p.time_hours = 10.0;
+    p.server.cpu_cores = 64;
+    p.server.ram_bytes = 512ULL << 30;
     return p;
 }
 
-struct layout_row {
-    uint32_t gpn, nodes;
-    enum gpuplan_sharding sharding;
-    enum gpuplan_offload offload;
-    uint64_t micro_batch, grad_accum;
-    enum gpuplan_precision precision;
-    int stage; /* expected ZeRO stage */
-};
-
-static const struct layout_row rows[] = {
-    { 1, 1, GPUPLAN_SHARDING_NONE, GPUPLAN_OFFLOAD_NONE, 4, 8, GPUPLAN_PRECISION_BF16_MIXED, 0 },
-    { 8, 1, GPUPLAN_SHARDING_DDP, GPUPLAN_OFFLOAD_NONE, 2, 4, GPUPLAN_PRECISION_BF16_MIXED, 0 },
-    { 8, 1, GPUPLAN_SHARDING_ZERO2, GPUPLAN_OFFLOAD_OPTIMIZER, 4, 2, GPUPLAN_PRECISION_BF16_MIXED,
-      2 },
-    { 8, 2, GPUPLAN_SHARDING_ZERO3, GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS, 1, 16,
-      GPUPLAN_PRECISION_FP16_MIXED, 3 },
-    { 8, 4, GPUPLAN_SHARDING_FSDP, GPUPLAN_OFFLOAD_NONE, 2, 1, GPUPLAN_PRECISION_FP8_MIXED, 3 },
-    { 8, 2, GPUPLAN_SHARDING_FSDP_HYBRID, GPUPLAN_OFFLOAD_NONE, 1, 8, GPUPLAN_PRECISION_BF16_MIXED,
-      3 },
-    { 4, 1, GPUPLAN_SHARDING_ZERO3, GPUPLAN_OFFLOAD_NVME, 1, 32, GPUPLAN_PRECISION_BF16_MIXED, 3 },
-    { 1, 1, GPUPLAN_SHARDING_ZERO2, GPUPLAN_OFFLOAD_OPTIMIZER, 8, 1, GPUPLAN_PRECISION_FP32, 2 },
-};
-#define N_ROWS (sizeof rows / sizeof rows[0])
-
-static struct gpuplan_plan row_plan(const struct layout_row *r)
+static struct gpuplan_plan train(enum gpuplan_precision pr, enum gpuplan_sharding s)
 {
-    return make_plan(r->gpn, r->nodes, r->sharding, r->offload, r->micro_batch, r->grad_accum,
-                     r->precision);
+    return plan_of("h100-sxm", 8, 1, GPUPLAN_METHOD_FULL, pr, s, GPUPLAN_OFFLOAD_NONE,
+                   GPUPLAN_CKPT_FULL);
 }
 
-static void
-emit_ok(const struct gpuplan_plan *p, enum gpuplan_engine engine, struct gpuplan_buf *buf)
+/* Emit, expecting success, into `buf` (caller releases). */
+static const char *
+emit_ok(const struct gpuplan_plan *p, enum gpuplan_engine e, struct gpuplan_buf *buf)
 {
     struct gpuplan_error err;
     gpuplan_error_init(&err);
     gpuplan_buf_init(buf, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
-    const enum gpuplan_status st = gpuplan_emit(p, engine, buf, &err);
+    const enum gpuplan_status st = gpuplan_emit(p, e, buf, &err);
     if (st != GPUPLAN_OK)
-        fprintf(stderr, "emit %s: %s\n", gpuplan_engine_name(engine), err.message);
-    assert_int_equal(st, GPUPLAN_OK);
-    /* "auto" as a value (keys such as fsdp_auto_wrap_policy are fine) */
-    assert_null(strstr(gpuplan_buf_str(buf), "\"auto\""));
-    assert_null(strstr(gpuplan_buf_str(buf), ": auto"));
+        fail_msg("emit %s: %s", gpuplan_engine_name(e), err.message);
+    const char *text = gpuplan_buf_str(buf);
+    assert_null(strstr(text, "\"auto\""));
+    assert_null(strstr(text, ": auto\n"));
+    return text;
 }
 
-static void check_keys(json_t *obj, const char *const *allowed)
-{
-    const char *key;
-    json_t *value;
-    json_object_foreach(obj, key, value)
-    {
-        if (!in_list(allowed, key, strlen(key)))
-            fail_msg("undocumented DeepSpeed key '%s'", key);
-        (void)value;
-    }
-}
-
-static void test_deepspeed_keys_and_values(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < N_ROWS; i++) {
-        const struct layout_row *r = &rows[i];
-        struct gpuplan_plan p = row_plan(r);
-        struct gpuplan_buf buf;
-        emit_ok(&p, GPUPLAN_ENGINE_DEEPSPEED, &buf);
-        json_error_t jerr;
-        json_t *root = json_loads(gpuplan_buf_str(&buf), 0, &jerr);
-        assert_non_null(root);
-        check_keys(root, ds_top_keys);
-        json_t *zero = json_object_get(root, "zero_optimization");
-        assert_non_null(zero);
-        check_keys(zero, ds_zero_keys);
-        assert_int_equal(json_integer_value(json_object_get(zero, "stage")), r->stage);
-        /* train_batch_size = micro-batch x accumulation x GPUs (tp = pp = 1) */
-        assert_int_equal(json_integer_value(json_object_get(root, "train_batch_size")),
-                         r->micro_batch * r->grad_accum * r->gpn * r->nodes);
-        assert_int_equal(
-            json_integer_value(json_object_get(root, "train_micro_batch_size_per_gpu")),
-            r->micro_batch);
-        assert_int_equal(json_integer_value(json_object_get(root, "gradient_accumulation_steps")),
-                         r->grad_accum);
-        json_t *opt_off = json_object_get(zero, "offload_optimizer");
-        json_t *param_off = json_object_get(zero, "offload_param");
-        assert_int_equal(opt_off != NULL, r->offload != GPUPLAN_OFFLOAD_NONE);
-        if (opt_off) {
-            check_keys(opt_off, ds_offload_keys);
-            /* with offload DeepSpeed owns the optimizer (CPU Adam) */
-            assert_non_null(json_object_get(root, "optimizer"));
-            check_keys(json_object_get(root, "optimizer"), ds_optimizer_keys);
-        }
-        if (param_off) {
-            check_keys(param_off, ds_offload_keys);
-            assert_int_equal(r->stage, 3); /* offload_param is valid only with stage 3 */
-        }
-        if (r->offload == GPUPLAN_OFFLOAD_NVME)
-            assert_string_equal(json_string_value(json_object_get(opt_off, "device")), "nvme");
-        json_t *bf16 = json_object_get(root, "bf16"), *fp16 = json_object_get(root, "fp16");
-        if (bf16)
-            check_keys(bf16, ds_precision_keys);
-        if (fp16)
-            check_keys(fp16, ds_precision_keys);
-        assert_false(bf16 && fp16); /* bf16 is incompatible with fp16 */
-        assert_int_equal(fp16 != NULL, r->precision == GPUPLAN_PRECISION_FP16_MIXED);
-        assert_int_equal(bf16 == NULL && fp16 == NULL, r->precision == GPUPLAN_PRECISION_FP32);
-        json_decref(root);
-        gpuplan_buf_release(&buf);
-    }
-}
-
-/* Split "  key: value" into indent, key, value. */
-static bool yaml_line(const char *line, size_t len, int *indent, char *key, char *value)
-{
-    size_t i = 0;
-    while (i < len && line[i] == ' ')
-        i++;
-    *indent = (int)i;
-    const char *colon = memchr(line + i, ':', len - i);
-    if (!colon)
-        return false;
-    const size_t klen = (size_t)(colon - line) - i;
-    memcpy(key, line + i, klen);
-    key[klen] = '\0';
-    size_t v = (size_t)(colon - line) + 1;
-    while (v < len && line[v] == ' ')
-        v++;
-    memcpy(value, line + v, len - v);
-    value[len - v] = '\0';
-    return true;
-}
-
-static void test_accelerate_keys_and_values(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < 2 * N_ROWS; i++) {
-        const struct layout_row *r = &rows[i % N_ROWS];
-        struct gpuplan_plan p = row_plan(r);
-        p.job.compile = i >= N_ROWS; /* every layout once more with --compile yes */
-        p.job.compile_loss = p.job.compile;
-        struct gpuplan_buf buf;
-        emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
-        const char *text = gpuplan_buf_str(&buf);
-        const char *section = "";
-        bool fsdp2 = false, seen_fsdp1_key = false;
-        long num_processes = -1, num_machines = -1;
-        char type[64] = "";
-        for (const char *line = text; *line;) {
-            const char *nl = strchr(line, '\n');
-            const size_t len = nl ? (size_t)(nl - line) : strlen(line);
-            int indent;
-            char key[128], value[256];
-            assert_true(len < sizeof value);
-            const char *first = line;
-            while (first < line + len && *first == ' ')
-                first++;
-            if (first < line + len && *first == '#') { /* a YAML comment line */
-                line = nl ? nl + 1 : line + len;
-                continue;
-            }
-            assert_true(yaml_line(line, len, &indent, key, value));
-            if (indent == 0) {
-                if (!in_list(acc_top_keys, key, strlen(key)))
-                    fail_msg("undocumented accelerate key '%s'", key);
-                section = strcmp(key, "fsdp_config") == 0        ? "fsdp"
-                          : strcmp(key, "deepspeed_config") == 0 ? "ds"
-                          : strcmp(key, "dynamo_config") == 0    ? "dynamo"
-                                                                 : "";
-                if (strcmp(key, "distributed_type") == 0) {
-                    assert_true(in_list(acc_distributed_types, value, strlen(value)));
-                    snprintf(type, sizeof type, "%s", value);
-                }
-                if (strcmp(key, "mixed_precision") == 0)
-                    assert_true(in_list(acc_mixed_precisions, value, strlen(value)));
-                if (strcmp(key, "num_processes") == 0)
-                    num_processes = strtol(value, NULL, 10);
-                if (strcmp(key, "num_machines") == 0)
-                    num_machines = strtol(value, NULL, 10);
-            } else if (strcmp(section, "fsdp") == 0) {
-                if (!in_list(acc_fsdp_keys, key, strlen(key)))
-                    fail_msg("undocumented fsdp_config key '%s'", key);
-                if (strcmp(key, "fsdp_version") == 0 && strcmp(value, "2") == 0)
-                    fsdp2 = true;
-                if (in_list(acc_fsdp1_only_keys, key, strlen(key)))
-                    seen_fsdp1_key = true;
-                if (strcmp(key, "fsdp_sharding_strategy") == 0)
-                    assert_true(in_list(acc_strategies, value, strlen(value)));
-            } else if (strcmp(section, "dynamo") == 0) {
-                /* accelerate's config: dynamo_config.dynamo_backend (DynamoBackend names) */
-                assert_string_equal(key, "dynamo_backend");
-                assert_string_equal(value, "INDUCTOR");
-            } else if (strcmp(section, "ds") == 0) {
-                if (!in_list(acc_ds_keys, key, strlen(key)))
-                    fail_msg("undocumented deepspeed_config key '%s'", key);
-                if (strstr(key, "_device"))
-                    assert_true(in_list(acc_devices, value, strlen(value)));
-                if (strcmp(key, "zero_stage") == 0)
-                    assert_int_equal(strtol(value, NULL, 10), r->stage);
-            } else {
-                fail_msg("indented key '%s' outside a section", key);
-            }
-            line = nl ? nl + 1 : line + len;
-        }
-        assert_false(fsdp2 && seen_fsdp1_key);                      /* FSDP2 removed those keys */
-        assert_int_equal(num_processes, (long)(r->gpn * r->nodes)); /* total over machines */
-        assert_int_equal(num_machines, (long)r->nodes);
-        if (r->nodes > 1)
-            assert_non_null(strstr(text, "main_process_port: 29500"));
-        if (r->sharding == GPUPLAN_SHARDING_FSDP || r->sharding == GPUPLAN_SHARDING_FSDP_HYBRID)
-            assert_string_equal(type, "FSDP");
-        assert_int_equal(strstr(text, "dynamo_backend: INDUCTOR") != NULL, p.job.compile);
-        gpuplan_buf_release(&buf);
-    }
-}
-
-/* Every "--flag" in `text` before the script name must be in `allowed`. */
-static void
-check_flags(const char *text, const char *start, const char *stop, const char *const *allowed)
-{
-    const char *p = strstr(text, start);
-    assert_non_null(p);
-    const char *end = strstr(p, stop);
-    assert_non_null(end);
-    for (p = strstr(p, "--"); p && p < end; p = strstr(p + 2, "--")) {
-        size_t n = strcspn(p, "= \\\n");
-        if (!in_list(allowed, p, n))
-            fail_msg("undocumented flag '%.*s'", (int)n, p);
-    }
-}
-
-/*
- * A plan made with --fsdp-wrap layers+embeddings: accelerate's
- * TRANSFORMER_BASED_WRAP cannot wrap the embedding and head apart, so the
- * config says so in YAML comments (whole lines starting with '#').
- */
-static void test_accelerate_fsdp_wrap_note(void **state)
-{
-    (void)state;
-    struct gpuplan_plan p = row_plan(&rows[4]);
-    assert_int_equal(p.job.sharding, GPUPLAN_SHARDING_FSDP);
-    struct gpuplan_buf buf;
-    emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
-    assert_null(strstr(gpuplan_buf_str(&buf), "--fsdp-wrap"));
-    gpuplan_buf_release(&buf);
-    p.job.fsdp_embed_units = true;
-    emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
-    const char *text = gpuplan_buf_str(&buf);
-    assert_non_null(strstr(text, "  # planned with --fsdp-wrap layers+embeddings"));
-    int comments = 0;
-    for (const char *line = text; *line;) {
-        const char *nl = strchr(line, '\n');
-        const size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        const char *hash = memchr(line, '#', len);
-        if (hash) {
-            for (const char *c = line; c < hash; c++)
-                assert_int_equal(*c, ' ');
-            comments++;
-        }
-        line = nl ? nl + 1 : line + len;
-    }
-    assert_int_equal(comments, 4);
-    gpuplan_buf_release(&buf);
-}
-
-static void test_torchrun(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < N_ROWS; i++) {
-        const struct layout_row *r = &rows[i];
-        struct gpuplan_plan p = row_plan(r);
-        struct gpuplan_buf buf;
-        emit_ok(&p, GPUPLAN_ENGINE_TORCHRUN, &buf);
-        const char *text = gpuplan_buf_str(&buf);
-        check_flags(text, "torchrun", "train.py", torchrun_flags);
-        char want[64];
-        snprintf(want, sizeof want, "--nproc-per-node=%u", r->gpn);
-        assert_non_null(strstr(text, want));
-        if (r->nodes == 1) {
-            assert_non_null(strstr(text, "--standalone"));
-        } else {
-            snprintf(want, sizeof want, "--nnodes=%u", r->nodes);
-            assert_non_null(strstr(text, want));
-            assert_non_null(strstr(text, "--rdzv-backend=c10d"));
-        }
-        /* ZeRO layouts hand the DeepSpeed config to the script */
-        const bool ds =
-            r->sharding >= GPUPLAN_SHARDING_ZERO1 && r->sharding <= GPUPLAN_SHARDING_ZERO3;
-        assert_int_equal(strstr(text, "--deepspeed ds_config.json") != NULL, ds);
-        gpuplan_buf_release(&buf);
-    }
-}
-
-static void test_slurm(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < N_ROWS; i++) {
-        const struct layout_row *r = &rows[i];
-        struct gpuplan_plan p = row_plan(r);
-        struct gpuplan_buf buf;
-        emit_ok(&p, GPUPLAN_ENGINE_SLURM, &buf);
-        const char *text = gpuplan_buf_str(&buf);
-        assert_int_equal(strncmp(text, "#!/bin/bash\n", 12), 0);
-        for (const char *d = strstr(text, "#SBATCH "); d; d = strstr(d + 1, "#SBATCH ")) {
-            const char *flag = d + 8;
-            const size_t n = strcspn(flag, "= \n");
-            if (!in_list(sbatch_flags, flag, n))
-                fail_msg("undocumented sbatch directive '%.*s'", (int)n, flag);
-        }
-        char want[64];
-        snprintf(want, sizeof want, "#SBATCH --nodes=%u\n", r->nodes);
-        assert_non_null(strstr(text, want));
-        snprintf(want, sizeof want, "#SBATCH --gpus-per-node=%u\n", r->gpn);
-        assert_non_null(strstr(text, want));
-        /* 10 h estimate -> 10 * 1.2 + 0.5 = 12.5 h */
-        assert_non_null(strstr(text, "#SBATCH --time=12:30:00"));
-        check_flags(text, "srun torchrun", "train.py", torchrun_flags);
-        gpuplan_buf_release(&buf);
-    }
-}
-
-static void test_refusals(void **state)
+static void test_engine_names(void **state)
 {
     (void)state;
     struct gpuplan_error err;
+    for (int e = 0; e < GPUPLAN_ENGINE_COUNT; e++) {
+        enum gpuplan_engine got;
+        gpuplan_error_init(&err);
+        assert_int_equal(gpuplan_engine_parse(gpuplan_engine_names[e], &got, &err), GPUPLAN_OK);
+        assert_int_equal(got, e);
+    }
+    enum gpuplan_engine got;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_engine_parse("deepspeedd", &got, &err), GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.hint, "'deepspeed'"));
+}
+
+/* Which engine runs which plan as planned (docs/emit.md). */
+struct accept_row {
+    enum gpuplan_engine engine;
+    enum gpuplan_method method;
+    enum gpuplan_precision precision;
+    enum gpuplan_sharding sharding;
+    enum gpuplan_grad_ckpt ckpt;
+    bool ok;
+};
+
+static const struct accept_row accept_rows[] = {
+    /* DeepSpeed: ZeRO only, no FP8 recipe */
+    { GPUPLAN_ENGINE_DEEPSPEED, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_ZERO3,
+      GPUPLAN_CKPT_SELECTIVE, true },
+    { GPUPLAN_ENGINE_DEEPSPEED, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_FSDP,
+      GPUPLAN_CKPT_FULL, false },
+    { GPUPLAN_ENGINE_DEEPSPEED, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_FP8_MIXED,
+      GPUPLAN_SHARDING_ZERO2, GPUPLAN_CKPT_FULL, false },
+    { GPUPLAN_ENGINE_DEEPSPEED, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16_MIXED,
+      GPUPLAN_SHARDING_DDP, GPUPLAN_CKPT_FULL, false },
+    /* HF Trainer kinds: whole-layer recompute only */
+    { GPUPLAN_ENGINE_TRL, GPUPLAN_METHOD_LORA, GPUPLAN_PRECISION_BF16_MIXED, GPUPLAN_SHARDING_DDP,
+      GPUPLAN_CKPT_SELECTIVE, false },
+    { GPUPLAN_ENGINE_TRL, GPUPLAN_METHOD_LORA, GPUPLAN_PRECISION_BF16_MIXED, GPUPLAN_SHARDING_DDP,
+      GPUPLAN_CKPT_FULL, true },
+    { GPUPLAN_ENGINE_TRL, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_FP8_MIXED, GPUPLAN_SHARDING_FSDP,
+      GPUPLAN_CKPT_FULL, false },
+    { GPUPLAN_ENGINE_ACCELERATE, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_FP8_MIXED,
+      GPUPLAN_SHARDING_FSDP, GPUPLAN_CKPT_FULL, true },
+    { GPUPLAN_ENGINE_ACCELERATE, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_AMP_BF16,
+      GPUPLAN_SHARDING_FSDP, GPUPLAN_CKPT_FULL, false },
+    { GPUPLAN_ENGINE_TORCHRUN, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_FSDP,
+      GPUPLAN_CKPT_NONE, true },
+    /* axolotl loads in the compute dtype: no fp32 masters without ZeRO/FSDP */
+    { GPUPLAN_ENGINE_AXOLOTL, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16_MIXED,
+      GPUPLAN_SHARDING_DDP, GPUPLAN_CKPT_FULL, false },
+    { GPUPLAN_ENGINE_AXOLOTL, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_DDP,
+      GPUPLAN_CKPT_FULL, true },
+    /* torchtune: pure bf16 or fp32, FSDP2 */
+    { GPUPLAN_ENGINE_TORCHTUNE, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16_MIXED,
+      GPUPLAN_SHARDING_FSDP, GPUPLAN_CKPT_FULL, false },
+    { GPUPLAN_ENGINE_TORCHTUNE, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_FSDP,
+      GPUPLAN_CKPT_SELECTIVE, true },
+    { GPUPLAN_ENGINE_TORCHTUNE, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_DDP,
+      GPUPLAN_CKPT_FULL, false },
+    /* serving kinds refuse training plans */
+    { GPUPLAN_ENGINE_VLLM, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_FSDP,
+      GPUPLAN_CKPT_FULL, false },
+    { GPUPLAN_ENGINE_K8S, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_FSDP,
+      GPUPLAN_CKPT_FULL, true },
+};
+
+static void test_acceptance(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof accept_rows / sizeof accept_rows[0]; i++) {
+        const struct accept_row *r = &accept_rows[i];
+        struct gpuplan_plan p = plan_of("h100-sxm", 8, 1, r->method, r->precision, r->sharding,
+                                        GPUPLAN_OFFLOAD_NONE, r->ckpt);
+        struct gpuplan_error err;
+        gpuplan_error_init(&err);
+        const enum gpuplan_status st = gpuplan_emit_check(&p, r->engine, &err);
+        if ((st == GPUPLAN_OK) != r->ok)
+            fail_msg("row %zu (%s): %s", i, gpuplan_engine_name(r->engine),
+                     st == GPUPLAN_OK ? "accepted" : err.message);
+        if (st != GPUPLAN_OK) {
+            assert_int_equal(st, GPUPLAN_ERR_UNSUPPORTED);
+            assert_non_null(strstr(err.message, "cannot run this plan as planned"));
+        }
+    }
+}
+
+static void test_nearest(void **state)
+{
+    (void)state;
+    struct gpuplan_job j;
+    struct gpuplan_plan p = train(GPUPLAN_PRECISION_FP8_MIXED, GPUPLAN_SHARDING_FSDP);
+    assert_true(gpuplan_emit_nearest(&p, GPUPLAN_ENGINE_DEEPSPEED, &j));
+    assert_int_equal(j.sharding, GPUPLAN_SHARDING_ZERO3);
+    assert_int_equal(j.precision, GPUPLAN_PRECISION_BF16_MIXED);
+    p = train(GPUPLAN_PRECISION_BF16_MIXED, GPUPLAN_SHARDING_FSDP);
+    assert_true(gpuplan_emit_nearest(&p, GPUPLAN_ENGINE_TORCHTUNE, &j));
+    assert_int_equal(j.precision, GPUPLAN_PRECISION_BF16);
+    p.job.grad_ckpt = GPUPLAN_CKPT_SELECTIVE;
+    assert_true(gpuplan_emit_nearest(&p, GPUPLAN_ENGINE_TRL, &j));
+    assert_int_equal(j.grad_ckpt, GPUPLAN_CKPT_FULL);
+    /* already runnable: no move */
+    p.job.grad_ckpt = GPUPLAN_CKPT_FULL;
+    assert_false(gpuplan_emit_nearest(&p, GPUPLAN_ENGINE_TRL, &j));
+}
+
+static json_t *parse(const char *text)
+{
+    json_error_t e;
+    json_t *root = json_loads(text, 0, &e);
+    if (!root)
+        fail_msg("not JSON: %s", e.text);
+    return root;
+}
+
+/* DeepSpeed keeps an fp32 master and fp32 moments under bf16 unless both 16-bit flags are on. */
+static void test_deepspeed_precision(void **state)
+{
+    (void)state;
+    struct gpuplan_buf buf;
+    struct gpuplan_plan p = train(GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_ZERO3);
+    json_t *root = parse(emit_ok(&p, GPUPLAN_ENGINE_DEEPSPEED, &buf));
+    json_t *bf16 = json_object_get(root, "bf16");
+    assert_true(json_is_true(json_object_get(bf16, "enabled")));
+    assert_true(json_is_true(json_object_get(bf16, "bf16_master_weights_and_grads")));
+    assert_true(json_is_true(json_object_get(bf16, "bf16_optimizer_states")));
+    assert_int_equal(json_integer_value(json_object_get(root, "train_batch_size")), 2 * 4 * 8);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(root, "zero_optimization"), "stage")),
+        3);
+    json_decref(root);
+    gpuplan_buf_release(&buf);
+
+    p = train(GPUPLAN_PRECISION_BF16_MIXED, GPUPLAN_SHARDING_ZERO2);
+    p.job.offload = GPUPLAN_OFFLOAD_OPTIMIZER;
+    root = parse(emit_ok(&p, GPUPLAN_ENGINE_DEEPSPEED, &buf));
+    bf16 = json_object_get(root, "bf16");
+    assert_null(json_object_get(bf16, "bf16_master_weights_and_grads"));
+    json_t *zero = json_object_get(root, "zero_optimization");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(zero, "offload_optimizer"), "device")),
+        "cpu");
+    assert_null(json_object_get(zero, "offload_param"));
+    assert_null(json_object_get(zero, "zero_hpz_partition_size"));
+    assert_non_null(json_object_get(root, "optimizer")); /* DeepSpeedCPUAdam is DeepSpeed's */
+    json_decref(root);
+    gpuplan_buf_release(&buf);
+
+    p = train(GPUPLAN_PRECISION_FP16_MIXED, GPUPLAN_SHARDING_ZERO1);
+    root = parse(emit_ok(&p, GPUPLAN_ENGINE_DEEPSPEED, &buf));
+    assert_true(json_is_true(json_object_get(json_object_get(root, "fp16"), "enabled")));
+    assert_null(json_object_get(root, "bf16"));
+    json_decref(root);
+    gpuplan_buf_release(&buf);
+}
+
+/* accelerate: FSDP upcasts trainable shards whenever mixed_precision is not 'no'. */
+static void test_accelerate_precision(void **state)
+{
+    (void)state;
+    struct gpuplan_buf buf;
+    struct gpuplan_plan p = train(GPUPLAN_PRECISION_BF16_MIXED, GPUPLAN_SHARDING_FSDP);
+    const char *t = emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
+    assert_non_null(strstr(t, "mixed_precision: bf16\n"));
+    assert_non_null(strstr(t, "fsdp_version: 2\n"));
+    assert_non_null(strstr(t, "fsdp_transformer_layer_cls_to_wrap: LlamaDecoderLayer\n"));
+    gpuplan_buf_release(&buf);
+    p = train(GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_FSDP);
+    t = emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
+    assert_non_null(strstr(t, "mixed_precision: 'no'\n"));
+    assert_non_null(strstr(t, "loads the model in bfloat16"));
+    gpuplan_buf_release(&buf);
+    p = train(GPUPLAN_PRECISION_FP8_MIXED, GPUPLAN_SHARDING_FSDP);
+    t = emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
+    assert_non_null(strstr(t, "mixed_precision: fp8\nnum_machines"));
+    assert_non_null(strstr(t, "fp8_config:\n  backend: TE\n"));
+    gpuplan_buf_release(&buf);
+    p = plan_of("h100-sxm", 8, 2, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16_MIXED,
+                GPUPLAN_SHARDING_FSDP_HYBRID, GPUPLAN_OFFLOAD_NONE, GPUPLAN_CKPT_FULL);
+    t = emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
+    assert_non_null(strstr(t, "fsdp_sharding_strategy: HYBRID_SHARD\n"));
+    assert_non_null(strstr(t, "num_processes: 16\n"));
+    gpuplan_buf_release(&buf);
+    p = train(GPUPLAN_PRECISION_BF16, GPUPLAN_SHARDING_ZERO3);
+    t = emit_ok(&p, GPUPLAN_ENGINE_ACCELERATE, &buf);
+    assert_non_null(strstr(t, "deepspeed_config_file: ds_config.json"));
+    gpuplan_buf_release(&buf);
+}
+
+/* The launchers pass the plan's sharding to the script. */
+static void test_torchrun_sharding(void **state)
+{
+    (void)state;
+    struct gpuplan_buf buf;
+    struct gpuplan_plan p = train(GPUPLAN_PRECISION_BF16_MIXED, GPUPLAN_SHARDING_FSDP);
+    const char *t = emit_ok(&p, GPUPLAN_ENGINE_TORCHRUN, &buf);
+    assert_non_null(strstr(t, "--fsdp 'full_shard auto_wrap'"));
+    assert_non_null(strstr(t, "\"transformer_layer_cls_to_wrap\": [\"LlamaDecoderLayer\"]"));
+    assert_non_null(strstr(t, "--standalone --nproc-per-node=8"));
+    gpuplan_buf_release(&buf);
+    p = plan_of("h100-sxm", 8, 2, GPUPLAN_METHOD_FULL, GPUPLAN_PRECISION_BF16_MIXED,
+                GPUPLAN_SHARDING_ZERO3, GPUPLAN_OFFLOAD_NONE, GPUPLAN_CKPT_FULL);
+    t = emit_ok(&p, GPUPLAN_ENGINE_SLURM, &buf);
+    assert_non_null(strstr(t, "--deepspeed ds_config.json"));
+    assert_non_null(strstr(t, "#SBATCH --nodes=2\n"));
+    assert_non_null(strstr(t, "--gradient_checkpointing"));
+    gpuplan_buf_release(&buf);
+}
+
+/* A serving plan as the serving search fills it (plan.h struct gpuplan_plan_serving). */
+static struct gpuplan_plan serving(enum gpuplan_serving_engine engine, bool quantized_checkpoint)
+{
+    struct gpuplan_plan p = plan_of("h100-sxm", 4, 1, GPUPLAN_METHOD_INFER, GPUPLAN_PRECISION_BF16,
+                                    GPUPLAN_SHARDING_NONE, GPUPLAN_OFFLOAD_NONE, GPUPLAN_CKPT_NONE);
+    p.job.engine = engine;
+    p.is_serving = true;
+    struct gpuplan_plan_serving *sv = &p.serving;
+    sv->engine = engine;
+    snprintf(sv->engine_version, sizeof sv->engine_version, "0.27.0");
+    snprintf(sv->model_ref, sizeof sv->model_ref, "meta-llama/Llama-3.1-8B");
+    sv->tp = 4;
+    sv->pp = 1;
+    sv->ep = 1;
+    sv->gpus_per_replica = 4;
+    sv->replicas = 2;
+    sv->commands.needs_quantized_checkpoint = quantized_checkpoint;
+    snprintf(sv->commands.launch, sizeof sv->commands.launch, "%s",
+             engine == GPUPLAN_SERVING_VLLM
+                 ? "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 4 --max-model-len "
+                   "8192 --max-num-seqs 32 --gpu-memory-utilization 0.90 --kv-cache-dtype fp8"
+                 : "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp 4");
+    return p;
+}
+
+static void test_serving(void **state)
+{
+    (void)state;
+    struct gpuplan_buf buf;
+    struct gpuplan_plan p = serving(GPUPLAN_SERVING_VLLM, false);
+    const char *t = emit_ok(&p, GPUPLAN_ENGINE_VLLM, &buf);
+    assert_non_null(strstr(t, "vllm serve meta-llama/Llama-3.1-8B \\\n  --tensor-parallel-size 4"));
+    assert_non_null(strstr(t, "--max-model-len 8192"));
+    assert_non_null(strstr(t, "--kv-cache-dtype fp8\n"));
+    assert_non_null(strstr(t, "2 replicas"));
+    gpuplan_buf_release(&buf);
+    t = emit_ok(&p, GPUPLAN_ENGINE_K8S, &buf);
+    assert_non_null(strstr(t, "kind: Deployment\n"));
+    assert_non_null(strstr(t, "  replicas: 2\n"));
+    assert_non_null(strstr(t, "nvidia.com/gpu: 4\n"));
+    assert_non_null(strstr(t, "            - \"--tensor-parallel-size\"\n"));
+    assert_non_null(strstr(t, "kind: Service\n"));
+    gpuplan_buf_release(&buf);
+    struct gpuplan_error err;
+    /* the other engine's accounting: refused, and the nearest plan is that engine's */
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_emit_check(&p, GPUPLAN_ENGINE_SGLANG, &err), GPUPLAN_ERR_UNSUPPORTED);
+    struct gpuplan_job j;
+    assert_true(gpuplan_emit_nearest(&p, GPUPLAN_ENGINE_SGLANG, &j));
+    assert_int_equal(j.engine, GPUPLAN_SERVING_SGLANG);
+    p = serving(GPUPLAN_SERVING_SGLANG, false);
+    t = emit_ok(&p, GPUPLAN_ENGINE_SGLANG, &buf);
+    assert_non_null(strstr(t, "--model-path meta-llama/Llama-3.1-8B"));
+    gpuplan_buf_release(&buf);
+    /* refused: a quantised checkpoint the plan does not name; no model; a training kind */
+    p = serving(GPUPLAN_SERVING_VLLM, true);
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_emit_check(&p, GPUPLAN_ENGINE_VLLM, &err), GPUPLAN_ERR_UNSUPPORTED);
+    p = serving(GPUPLAN_SERVING_VLLM, false);
+    p.serving.model_ref[0] = '\0';
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_emit_check(&p, GPUPLAN_ENGINE_VLLM, &err), GPUPLAN_ERR_UNSUPPORTED);
+    p = serving(GPUPLAN_SERVING_VLLM, false);
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_emit_check(&p, GPUPLAN_ENGINE_DEEPSPEED, &err),
+                     GPUPLAN_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.hint, "vllm"));
+}
+
+/* A plan through its JSON and back. */
+static void test_plan_json(void **state)
+{
+    (void)state;
+    struct gpuplan_plan_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    r->top[0] = plan_of("h100-sxm", 8, 2, GPUPLAN_METHOD_QLORA, GPUPLAN_PRECISION_BF16_MIXED,
+                        GPUPLAN_SHARDING_FSDP_HYBRID, GPUPLAN_OFFLOAD_NONE, GPUPLAN_CKPT_FULL);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_job_set(&r->top[0].job, "lora-targets", "all-linear", &err),
+                     GPUPLAN_OK);
+    r->top[0].memory_per_gpu_bytes = 40ULL << 30;
+    r->n_top = 1;
     struct gpuplan_buf buf;
     gpuplan_buf_init(&buf, GPUPLAN_BUF_DEFAULT_MAX_BYTES);
-    struct gpuplan_plan serving =
-        make_plan(2, 1, GPUPLAN_SHARDING_NONE, GPUPLAN_OFFLOAD_NONE, 1, 1, GPUPLAN_PRECISION_BF16);
-    serving.job.method = GPUPLAN_METHOD_INFER;
-    for (int e = 0; e < GPUPLAN_ENGINE_COUNT; e++) {
-        gpuplan_error_init(&err);
-        assert_int_equal(gpuplan_emit(&serving, (enum gpuplan_engine)e, &buf, &err),
-                         GPUPLAN_ERR_UNSUPPORTED);
-        assert_non_null(strstr(err.hint, "--tensor-parallel-size 2"));
-    }
-    /* parameter offload below ZeRO-3 cannot be expressed (offload_param: stage 3 only) */
-    struct gpuplan_plan bad = make_plan(8, 1, GPUPLAN_SHARDING_ZERO2, GPUPLAN_OFFLOAD_PARAMS, 1, 1,
-                                        GPUPLAN_PRECISION_BF16_MIXED);
+    assert_int_equal(gpuplan_render_plan(r, GPUPLAN_FORMAT_JSON, &buf, &err), GPUPLAN_OK);
+    struct gpuplan_plan back;
+    assert_int_equal(gpuplan_plan_read_json((const uint8_t *)gpuplan_buf_str(&buf), buf.len,
+                                            "plan.json", 1, catalog, &back, &err),
+                     GPUPLAN_OK);
+    assert_string_equal(back.gpu->id, "h100-sxm");
+    assert_int_equal(back.nodes, 2);
+    assert_int_equal(back.job.method, GPUPLAN_METHOD_QLORA);
+    assert_int_equal(back.job.sharding, GPUPLAN_SHARDING_FSDP_HYBRID);
+    assert_string_equal(back.job.lora_targets, "all-linear");
+    assert_int_equal(back.job.lora_target_roles, r->top[0].job.lora_target_roles);
+    assert_string_equal(back.hub_id, "meta-llama/Llama-3.1-8B");
+    assert_int_equal(back.memory_per_gpu_bytes, 40ULL << 30);
+    /* errors: past the list, a bad option value (with its path), not JSON */
     gpuplan_error_init(&err);
-    assert_int_equal(gpuplan_emit(&bad, GPUPLAN_ENGINE_DEEPSPEED, &buf, &err),
-                     GPUPLAN_ERR_UNSUPPORTED);
-    assert_non_null(strstr(err.message, "zero2"));
-    assert_int_equal(buf.len, 0);
-    enum gpuplan_engine engine;
+    assert_int_equal(gpuplan_plan_read_json((const uint8_t *)gpuplan_buf_str(&buf), buf.len,
+                                            "plan.json", 2, catalog, &back, &err),
+                     GPUPLAN_ERR_INVALID_INPUT);
+    static const char bad_value[] =
+        "{\"recommendations\":[{\"gpu\":\"h100-sxm\",\"gpus_per_node\":8,\"nodes\":1,"
+        "\"job\":{\"sharding\":\"zero9\"}}]}";
     gpuplan_error_init(&err);
-    assert_int_equal(gpuplan_engine_parse("megatron", &engine, &err), GPUPLAN_ERR_USAGE);
-    assert_non_null(strstr(err.message, "'megatron'"));
-    assert_int_equal(gpuplan_engine_parse("slurm", &engine, &err), GPUPLAN_OK);
-    assert_int_equal(engine, GPUPLAN_ENGINE_SLURM);
+    assert_int_equal(gpuplan_plan_read_json((const uint8_t *)bad_value, sizeof bad_value - 1, "p",
+                                            1, catalog, &back, &err),
+                     GPUPLAN_ERR_USAGE);
+    assert_string_equal(err.where, "p:$.recommendations[0].job.sharding");
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_plan_read_json((const uint8_t *)"{", 1, "p", 1, catalog, &back, &err),
+                     GPUPLAN_ERR_INVALID_INPUT);
     gpuplan_buf_release(&buf);
+    free(r);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deepspeed_keys_and_values),
-        cmocka_unit_test(test_accelerate_keys_and_values),
-        cmocka_unit_test(test_accelerate_fsdp_wrap_note),
-        cmocka_unit_test(test_torchrun),
-        cmocka_unit_test(test_slurm),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_engine_names),
+        cmocka_unit_test(test_acceptance),
+        cmocka_unit_test(test_nearest),
+        cmocka_unit_test(test_deepspeed_precision),
+        cmocka_unit_test(test_accelerate_precision),
+        cmocka_unit_test(test_torchrun_sharding),
+        cmocka_unit_test(test_serving),
+        cmocka_unit_test(test_plan_json),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -5,6 +5,7 @@
  */
 #include "test_common.h"
 
+#include "gpuplan/config.h"
 #include "gpuplan/gpuplan.h"
 #include "gpuplan/job.h"
 #include "gpuplan/plan.h"
@@ -214,6 +215,46 @@ static void test_real_values_round_trip(void **state)
     }
 }
 
+/* "from": config files as text; the other members override them; bad entries with their path. */
+static void test_from_member(void **state)
+{
+    (void)state;
+    static const char body[] =
+        "{\"micro_batch\": 3, \"from\": [{\"kind\": \"axolotl\", \"name\": \"a.yml\", "
+        "\"text\": \"base_model: meta-llama/Llama-3.1-8B\\nadapter: qlora\\nload_in_4bit: "
+        "true\\nmicro_batch_size: 2\\nsequence_len: 4096\\n\"}]}";
+    struct gpuplan_job job;
+    gpuplan_job_init(&job);
+    struct gpuplan_config cfg;
+    gpuplan_config_init(&cfg);
+    char model[GPUPLAN_REQUEST_MODEL_MAX] = "";
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(
+        gpuplan_job_from_json_config(&job, body, sizeof body - 1, model, sizeof model, &cfg, &err),
+        GPUPLAN_OK);
+    assert_string_equal(model, "meta-llama/Llama-3.1-8B");
+    assert_int_equal(job.method, GPUPLAN_METHOD_QLORA);
+    assert_int_equal(job.seq_len, 4096);
+    assert_int_equal(job.micro_batch, 3); /* the member over the file */
+    assert_int_equal(cfg.n_files, 1);
+    gpuplan_config_release(&cfg);
+    static const char bad[] = "{\"from\": [{\"kind\": \"megatron\", \"text\": \"a: 1\"}]}";
+    gpuplan_job_init(&job);
+    gpuplan_config_init(&cfg);
+    gpuplan_error_init(&err);
+    assert_int_equal(
+        gpuplan_job_from_json_config(&job, bad, sizeof bad - 1, model, sizeof model, &cfg, &err),
+        GPUPLAN_ERR_USAGE);
+    assert_string_equal(err.where, "$.from[0]");
+    gpuplan_config_release(&cfg);
+    /* without a config record "from" is an unknown field */
+    gpuplan_job_init(&job);
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_job_from_json(&job, body, sizeof body - 1, model, sizeof model, &err),
+                     GPUPLAN_ERR_USAGE);
+}
+
 static void test_error_json(void **state)
 {
     (void)state;
@@ -336,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_model_key_without_model_slot),
         cmocka_unit_test(test_body_limit),
         cmocka_unit_test(test_real_values_round_trip),
+        cmocka_unit_test(test_from_member),
         cmocka_unit_test(test_error_json),
         cmocka_unit_test(test_plan_body_uses_the_tables),
         cmocka_unit_test(test_web_page_is_embedded),

@@ -22,6 +22,7 @@
 #include "util/json_internal.h"
 #include "util/suggest_internal.h"
 
+#include "gpuplan/config.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/units.h"
 
@@ -151,6 +152,7 @@ struct body_reader {
     /* called after each option applied (the planner marks the knobs it fixes) */
     void (*on_set)(void *ctx, const struct gpuplan_option *opt);
     void *ctx;
+    struct gpuplan_config *cfg; /* "from": config files read into it; NULL: an unknown field */
 };
 
 /* A field of the body: not a command-line-only option. */
@@ -322,6 +324,87 @@ static enum gpuplan_status apply_field(const struct body_reader *r,
     return GPUPLAN_OK;
 }
 
+/* Most config files one body carries in "from" (as `--from` takes them). */
+#define BODY_MAX_FROM 8
+
+/* One "from" entry: {"text": FILE'S TEXT, "kind": "axolotl" (optional), "name": "x.yaml"}. */
+static enum gpuplan_status read_from_entry(struct gpuplan_config *cfg,
+                                           const json_t *entry,
+                                           size_t i,
+                                           struct gpuplan_error *err)
+{
+    char path[64], name[GPUPLAN_CONFIG_WHERE_MAX];
+    (void)snprintf(path, sizeof path, "$.from[%zu]", i);
+    if (!json_is_object(entry))
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path,
+                                 "'from' entries must be objects {\"text\", \"kind\", \"name\"}");
+    const json_t *text = json_object_get(entry, "text");
+    const json_t *kind = json_object_get(entry, "kind");
+    const json_t *nm = json_object_get(entry, "name");
+    if (!json_is_string(text))
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path,
+                                 "'from[%zu].text' must be the config file's text", i);
+    if (json_string_length(text) > GPUPLAN_CONFIG_MAX_BYTES)
+        return gpuplan_error_set(err, GPUPLAN_ERR_TOO_LARGE, path,
+                                 "'from[%zu].text' is over %u bytes", i, GPUPLAN_CONFIG_MAX_BYTES);
+    enum gpuplan_config_kind k = GPUPLAN_CONFIG_AUTO;
+    if (kind && !json_is_null(kind) &&
+        (!json_is_string(kind) || !gpuplan_config_kind_from_name(json_string_value(kind), &k))) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'from[%zu].kind' is not a config kind", i);
+        gpuplan_error_hint(err, "deepspeed, accelerate, axolotl, llama-factory, torchtune, trl, "
+                                "peft or auto");
+        return GPUPLAN_ERR_USAGE;
+    }
+    if (nm && json_is_string(nm))
+        (void)snprintf(name, sizeof name, "%.64s", json_string_value(nm));
+    else
+        (void)snprintf(name, sizeof name, "from[%zu]", i);
+    return gpuplan_config_read(cfg, (const uint8_t *)json_string_value(text),
+                               json_string_length(text), name, k, err);
+}
+
+/* The knobs the files set (or their framework's defaults): fixed for the planner. */
+static void from_fixes(const struct body_reader *r)
+{
+    static const char *const knobs[] = { "method",    "precision", "micro-batch",
+                                         "grad-ckpt", "sharding",  "offload" };
+    for (size_t k = 0; r->on_set && k < sizeof knobs / sizeof knobs[0]; k++) {
+        for (size_t i = 0; i < r->cfg->n_notes; i++) {
+            const struct gpuplan_config_note *n = &r->cfg->notes[i];
+            if (strcmp(n->setting, knobs[k]) == 0 &&
+                (n->kind == GPUPLAN_CONFIG_NOTE_MAPPED || n->kind == GPUPLAN_CONFIG_NOTE_DEFAULT)) {
+                r->on_set(r->ctx, gpuplan_options_find(gpuplan_job_options, knobs[k]));
+                break;
+            }
+        }
+    }
+}
+
+/* "from" first, whatever its place: the files' job, which the other members override. */
+static enum gpuplan_status
+read_from(const struct body_reader *r, const json_t *root, struct gpuplan_error *err)
+{
+    const json_t *from = json_object_get(root, "from");
+    if (!from || !r->cfg)
+        return GPUPLAN_OK;
+    if (!json_is_array(from) || json_array_size(from) == 0 || json_array_size(from) > BODY_MAX_FROM)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "$.from",
+                                 "'from' must be a list of 1..%d config files", BODY_MAX_FROM);
+    for (size_t i = 0; i < json_array_size(from); i++) {
+        const enum gpuplan_status st = read_from_entry(r->cfg, json_array_get(from, i), i, err);
+        if (st != GPUPLAN_OK)
+            return st;
+    }
+    for (size_t g = 0; g < r->n_groups; g++) {
+        if (r->groups[g].options == gpuplan_job_options)
+            memcpy(r->groups[g].dest, &r->cfg->job, sizeof r->cfg->job);
+    }
+    if (r->model_out && r->cfg->model_id[0])
+        (void)snprintf(r->model_out, r->model_size, "%s", r->cfg->model_id);
+    from_fixes(r);
+    return GPUPLAN_OK;
+}
+
 /* Read one body: every member is "model" or a field of the reader's tables. */
 static enum gpuplan_status
 read_body(const struct body_reader *r, const char *body, size_t len, struct gpuplan_error *err)
@@ -330,10 +413,15 @@ read_body(const struct body_reader *r, const char *body, size_t len, struct gpup
     enum gpuplan_status status = parse_body(body, len, r->kind == BODY_TCO, r->example, &root, err);
     if (status != GPUPLAN_OK)
         return status;
+    status = read_from(r, root, err);
     const char *key;
     json_t *value;
     json_object_foreach(root, key, value)
     {
+        if (status != GPUPLAN_OK)
+            break;
+        if (r->cfg && strcmp(key, "from") == 0)
+            continue;
         char path[GPUPLAN_ERROR_WHERE_MAX];
         json_path_of(key, path, sizeof path);
         size_t group = 0;
@@ -357,6 +445,7 @@ read_body(const struct body_reader *r, const char *body, size_t len, struct gpup
 /* A job body (estimate) or a plan body (recommend): the job's fields, with "model". */
 static enum gpuplan_status read_job_body(const struct gpuplan_option_group *groups,
                                          size_t n_groups,
+                                         struct gpuplan_config *cfg,
                                          void (*on_set)(void *ctx,
                                                         const struct gpuplan_option *opt),
                                          void *ctx,
@@ -368,10 +457,22 @@ static enum gpuplan_status read_job_body(const struct gpuplan_option_group *grou
 {
     const bool accepts_model = model_out != NULL && model_size > 0;
     const struct body_reader r = {
-        groups,     n_groups, BODY_JOB, JOB_BODY_EXAMPLE, accepts_model ? model_out : NULL,
-        model_size, on_set,   ctx
+        groups, n_groups, BODY_JOB, JOB_BODY_EXAMPLE, accepts_model ? model_out : NULL, model_size,
+        on_set, ctx,      cfg
     };
     return read_body(&r, body, len, err);
+}
+
+enum gpuplan_status gpuplan_job_from_json_config(struct gpuplan_job *job,
+                                                 const char *body,
+                                                 size_t len,
+                                                 char *model_out,
+                                                 size_t model_size,
+                                                 struct gpuplan_config *cfg,
+                                                 struct gpuplan_error *err)
+{
+    const struct gpuplan_option_group groups[] = { { gpuplan_job_options, job, 0 } };
+    return read_job_body(groups, 1, cfg, NULL, NULL, body, len, model_out, model_size, err);
 }
 
 enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
@@ -381,14 +482,28 @@ enum gpuplan_status gpuplan_job_from_json(struct gpuplan_job *job,
                                           size_t model_size,
                                           struct gpuplan_error *err)
 {
-    const struct gpuplan_option_group groups[] = { { gpuplan_job_options, job, 0 } };
-    return read_job_body(groups, 1, NULL, NULL, body, len, model_out, model_size, err);
+    return gpuplan_job_from_json_config(job, body, len, model_out, model_size, NULL, err);
 }
 
 /* A job option the body gave fixes its knob (plan.h). */
 static void mark_fixed(void *ctx, const struct gpuplan_option *opt)
 {
     gpuplan_plan_request_mark_fixed(ctx, opt);
+}
+
+enum gpuplan_status gpuplan_plan_request_from_json_config(struct gpuplan_plan_request *req,
+                                                          const char *body,
+                                                          size_t len,
+                                                          char *model_out,
+                                                          size_t model_size,
+                                                          struct gpuplan_config *cfg,
+                                                          struct gpuplan_error *err)
+{
+    const struct gpuplan_option_group groups[] = {
+        { gpuplan_plan_options, req, 0 },
+        { gpuplan_job_options, &req->job, GPUPLAN_OPTION_SEARCHED },
+    };
+    return read_job_body(groups, 2, cfg, mark_fixed, req, body, len, model_out, model_size, err);
 }
 
 enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *req,
@@ -398,11 +513,7 @@ enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *
                                                    size_t model_size,
                                                    struct gpuplan_error *err)
 {
-    const struct gpuplan_option_group groups[] = {
-        { gpuplan_plan_options, req, 0 },
-        { gpuplan_job_options, &req->job, GPUPLAN_OPTION_SEARCHED },
-    };
-    return read_job_body(groups, 2, mark_fixed, req, body, len, model_out, model_size, err);
+    return gpuplan_plan_request_from_json_config(req, body, len, model_out, model_size, NULL, err);
 }
 
 enum gpuplan_status
@@ -481,7 +592,9 @@ enum gpuplan_status gpuplan_tco_request_from_json(struct gpuplan_tco_request *re
         { gpuplan_tco_options, req, 0 },
         { gpuplan_cost_options, &req->overrides, 0 },
     };
-    const struct body_reader r = { groups, 2, BODY_TCO, TCO_BODY_EXAMPLE, NULL, 0, NULL, NULL };
+    const struct body_reader r = {
+        groups, 2, BODY_TCO, TCO_BODY_EXAMPLE, NULL, 0, NULL, NULL, NULL
+    };
     enum gpuplan_status status = read_body(&r, body, len, err);
     if (status != GPUPLAN_OK)
         return status;

@@ -146,6 +146,17 @@ static bool ds_zero_key(struct cfg_ctx *c,
                      "ZeRO++ (quantised or hierarchical partitions) is not modelled");
         else
             cfg_note(c, GPUPLAN_CONFIG_NOTE_IGNORED, full, v, NULL, cfg_as_text(c, v), "off");
+    } else if (strcmp(key, "mics_shard_size") == 0) {
+        /* MiCS (zero/config.py mics_shard_size, default -1): ZeRO-3 sharded inside groups of
+         * this many ranks, replicated across them: HYBRID_SHARD's counterpart, whose buffers
+         * gpuplan does not model apart from ZeRO-3. */
+        uint64_t n = 0;
+        if (cfg_as_u64(c, v, &n) && n > 0)
+            cfg_note(c, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, full, v, NULL, cfg_as_text(c, v),
+                     "MiCS (ZeRO-3 sharded inside groups of this size) is modelled as ZeRO-3 "
+                     "over every rank");
+        else
+            cfg_note(c, GPUPLAN_CONFIG_NOTE_IGNORED, full, v, NULL, cfg_as_text(c, v), "off");
     } else {
         if (!gpuplan_config_key_is_documented(GPUPLAN_CONFIG_DEEPSPEED, ds_rel(full, s->top)))
             return false;

@@ -321,6 +321,40 @@ static void trl_quant(struct cfg_ctx *c, const char *key, const struct cfg_node 
         c->st = GPUPLAN_ERR_INVALID_INPUT;
 }
 
+/*
+ * A BitsAndBytesConfig given as a dict (model_init_kwargs.quantization_config,
+ * which from_pretrained takes as it takes the object): load_in_4bit/8bit,
+ * the double quantisation and the 4-bit type.
+ */
+static void bnb_config(struct cfg_ctx *c, const char *prefix, const struct cfg_node *map)
+{
+    for (uint32_t k = map->first; k != CFG_NONE && c->st == GPUPLAN_OK;) {
+        const struct cfg_node *kn = &c->tree->nodes[k];
+        const struct cfg_node *v = &c->tree->nodes[kn->next];
+        const char *sub = cfg_text(c->tree, kn);
+        char full[GPUPLAN_CONFIG_KEY_MAX];
+        cfg_join(full, sizeof full, prefix, sub);
+        bool b = false;
+        if (strcmp(sub, "load_in_4bit") == 0 || strcmp(sub, "load_in_8bit") == 0) {
+            trl_quant(c, sub, v);
+        } else if (strcmp(sub, "bnb_4bit_use_double_quant") == 0) {
+            if (cfg_bool(c, full, v, &b, NULL) != GPUPLAN_OK)
+                c->st = GPUPLAN_ERR_INVALID_INPUT;
+            else if (cfg_set(c, full, v, "quant", b ? "nf4-dq" : "nf4", NULL) != GPUPLAN_OK)
+                c->st = GPUPLAN_ERR_INVALID_INPUT;
+        } else if (strcmp(sub, "bnb_4bit_quant_type") == 0) {
+            const char *t = cfg_as_text(c, v);
+            if (t && strcmp(t, "nf4") != 0)
+                cfg_note(c, GPUPLAN_CONFIG_NOTE_NOT_EXPRESSIBLE, full, v, "quant", t,
+                         "FP4 storage is modelled as NF4 (same 4 bits per weight)");
+        } else {
+            cfg_note(c, GPUPLAN_CONFIG_NOTE_IGNORED, full, v, NULL, cfg_as_text(c, v),
+                     "BitsAndBytesConfig argument with no effect on memory in gpuplan's model");
+        }
+        k = v->next;
+    }
+}
+
 /* TRL ModelConfig / SFTConfig keys beyond TrainingArguments. */
 static bool trl_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v)
 {
@@ -408,6 +442,8 @@ static bool trl_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v
             if (strcmp(sub, "dtype") == 0 || strcmp(sub, "torch_dtype") == 0 ||
                 strcmp(sub, "attn_implementation") == 0)
                 (void)trl_key(c, sub, kv);
+            else if (strcmp(sub, "quantization_config") == 0 && kv->type == CFG_MAP)
+                bnb_config(c, full, kv);
             else
                 cfg_note(c, GPUPLAN_CONFIG_NOTE_IGNORED, full, kv, NULL, cfg_as_text(c, kv),
                          "from_pretrained argument with no effect on memory in gpuplan's model");
@@ -421,7 +457,7 @@ static bool trl_key(struct cfg_ctx *c, const char *key, const struct cfg_node *v
     return true;
 }
 
-enum gpuplan_status cfg_read_trl(struct cfg_ctx *c, const struct cfg_node *root)
+static enum gpuplan_status read_trl_keys(struct cfg_ctx *c, const struct cfg_node *root)
 {
     for (uint32_t k = root->first; k != CFG_NONE && c->st == GPUPLAN_OK;) {
         const struct cfg_node *kn = &c->tree->nodes[k];
@@ -432,6 +468,49 @@ enum gpuplan_status cfg_read_trl(struct cfg_ctx *c, const struct cfg_node *root)
         k = v->next;
     }
     return c->st;
+}
+
+/*
+ * gpuplan's `emit trl` file: {"model": ID, "sft_config": {SFTConfig
+ * arguments}, "lora_config": {LoraConfig arguments}}, a script builds
+ * SFTConfig(**sft_config) and LoraConfig(**lora_config). Each section is read
+ * as its own kind (TRL, then PEFT), positions under its JSON path.
+ */
+static enum gpuplan_status read_trl_sections(struct cfg_ctx *c, const struct cfg_node *root)
+{
+    for (uint32_t k = root->first; k != CFG_NONE && c->st == GPUPLAN_OK;) {
+        const struct cfg_node *kn = &c->tree->nodes[k];
+        const struct cfg_node *v = &c->tree->nodes[kn->next];
+        const char *key = cfg_text(c->tree, kn);
+        struct cfg_ctx sub = *c;
+        if (strcmp(key, "model") == 0 && cfg_as_text(c, v)) {
+            cfg_copy(c->cfg->model_id, sizeof c->cfg->model_id, cfg_as_text(c, v));
+            cfg_note(c, GPUPLAN_CONFIG_NOTE_MAPPED, key, v, NULL, cfg_as_text(c, v),
+                     "the model (model_id)");
+        } else if (strcmp(key, "sft_config") == 0 && v->type == CFG_MAP) {
+            sub.json_prefix = "sft_config";
+            c->st = read_trl_keys(&sub, v);
+        } else if (strcmp(key, "lora_config") == 0 && v->type == CFG_MAP) {
+            sub.json_prefix = "lora_config";
+            sub.kind = GPUPLAN_CONFIG_PEFT;
+            c->cfg->kinds_read |= 1U << GPUPLAN_CONFIG_PEFT;
+            c->st = cfg_read_peft(&sub, v);
+        } else {
+            cfg_note(c, GPUPLAN_CONFIG_NOTE_UNKNOWN, key, v, NULL, NULL,
+                     "not a section of an SFTConfig + LoraConfig file (model, sft_config, "
+                     "lora_config)");
+        }
+        k = v->next;
+    }
+    return c->st;
+}
+
+enum gpuplan_status cfg_read_trl(struct cfg_ctx *c, const struct cfg_node *root)
+{
+    const struct cfg_node *sft = cfg_get(c->tree, root, "sft_config");
+    if (sft && sft->type == CFG_MAP)
+        return read_trl_sections(c, root);
+    return read_trl_keys(c, root);
 }
 
 /* ---- PEFT adapter_config.json ---- */

@@ -80,6 +80,7 @@ struct cfg_ctx {
     enum gpuplan_config_kind kind;
     struct gpuplan_error *err;
     enum gpuplan_status st;
+    const char *json_prefix; /* a section of a JSON file ("sft_config"): positions under it */
 };
 
 /* Scalars: true when the node holds such a value (YAML 1.1 booleans, strings "true"/"false"). */

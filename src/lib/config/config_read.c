@@ -140,6 +140,8 @@ void cfg_where(const struct cfg_ctx *c,
 {
     if (!n)
         (void)snprintf(out, out_size, "%s", c->name);
+    else if (c->tree->is_json && c->json_prefix)
+        (void)snprintf(out, out_size, "%s:$.%s.%s", c->name, c->json_prefix, key ? key : "");
     else if (c->tree->is_json)
         (void)snprintf(out, out_size, "%s:$.%s", c->name, key ? key : "");
     else
@@ -659,6 +661,8 @@ static const struct kind_clue clues[] = {
     { GPUPLAN_CONFIG_TRL, "output_dir" },
     { GPUPLAN_CONFIG_TRL, "use_peft" },
     { GPUPLAN_CONFIG_TRL, "packing" },
+    { GPUPLAN_CONFIG_TRL, "sft_config" }, /* gpuplan's SFTConfig + LoraConfig JSON (emit trl) */
+    { GPUPLAN_CONFIG_TRL, "lora_config" },
     { GPUPLAN_CONFIG_PEFT, "peft_type" },
     { GPUPLAN_CONFIG_PEFT, "base_model_name_or_path" },
     { GPUPLAN_CONFIG_PEFT, "target_modules" },
@@ -760,7 +764,7 @@ static bool has_trl_keys(const struct cfg_tree *t)
         "max_length",        "packing",      "padding_free",        "dataset_text_field",
         "loss_type",         "use_peft",     "model_name_or_path",  "completion_only_loss",
         "model_init_kwargs", "dataset_name", "assistant_only_loss", "activation_offloading",
-        "max_seq_length",
+        "max_seq_length",    "sft_config",
     };
     for (size_t i = 0; i < sizeof trl_only / sizeof trl_only[0]; i++) {
         if (cfg_get(t, &t->nodes[t->root], trl_only[i]))
@@ -1169,7 +1173,7 @@ enum gpuplan_status gpuplan_config_read(struct gpuplan_config *cfg,
     /* Keep the record as it was should this file fail. */
     struct gpuplan_config saved = *cfg;
     const size_t saved_notes = cfg->n_notes;
-    struct cfg_ctx c = { cfg, &tree, file, kind, err, GPUPLAN_OK };
+    struct cfg_ctx c = { cfg, &tree, file, kind, err, GPUPLAN_OK, NULL };
     const enum gpuplan_config_stack stack = stack_of(kind, &tree);
     if (cfg->n_files == 0)
         cfg->kind = kind;

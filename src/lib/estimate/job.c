@@ -952,3 +952,27 @@ const char *gpuplan_weights_name(enum gpuplan_dtype weights, char *out, size_t c
     (void)snprintf(out, cap, "gguf-%s", gpuplan_dtype_name(weights)); /* the GGUF types */
     return out;
 }
+
+void gpuplan_job_format(const struct gpuplan_job *job,
+                        const struct gpuplan_option *opt,
+                        char *out,
+                        size_t out_size)
+{
+    out[0] = '\0';
+    if (strcmp(opt->name, "compile") == 0)
+        (void)snprintf(out, out_size, "%s",
+                       !job->compile       ? "no"
+                       : job->compile_loss ? "yes"
+                                           : "blocks");
+    else if (strcmp(opt->name, "weights") == 0)
+        (void)gpuplan_weights_name(job->weights_dtype, out, out_size);
+    else if ((strcmp(opt->name, "tokens") == 0 && job->tokens == 0) ||
+             (strcmp(opt->name, "dataset-tokens") == 0 && job->dataset_tokens == 0))
+        return;
+    else
+        gpuplan_option_format(opt, job, out, out_size);
+    /* 0 for "the engine's default" on an option whose range starts above 0: left out */
+    if ((opt->kind == GPUPLAN_OPTION_COUNT && opt->count_min > 0 && strcmp(out, "0") == 0) ||
+        (opt->kind == GPUPLAN_OPTION_REAL && opt->real_min > 0.0 && strcmp(out, "0") == 0))
+        out[0] = '\0';
+}

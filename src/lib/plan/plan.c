@@ -32,6 +32,11 @@ static void materialise(const struct search *s, const struct candidate *c, struc
     p->nodes = l->nodes;
     snprintf(p->model_id, sizeof p->model_id, "%s", s->model->id);
     snprintf(p->model_family, sizeof p->model_family, "%s", s->model->arch.family);
+    const char *hub = s->model->hub_id[0]                    ? s->model->hub_id
+                      : strcmp(s->model->format, "dir") == 0 ? s->model->source
+                                                             : "";
+    if (strlen(hub) < sizeof p->hub_id) /* a longer path is not named: emitters refuse */
+        memcpy(p->hub_id, hub, strlen(hub) + 1);
     struct gpuplan_job job;
     gpuplan_plan_job_for(s, l, c, &job);
     gpuplan_job_resolve(&job, &p->job);

@@ -1,37 +1,39 @@
 /*
- * emit.c - launch configurations for a plan: DeepSpeed config JSON,
- * accelerate config YAML, a torchrun command line and a Slurm batch script.
+ * emit.c - launch files for a plan: the kinds, which plans each engine can
+ * run as planned (gpuplan_emit_check, gpuplan_emit_nearest), the dispatch,
+ * and what the writers share (the plan's counts, the HF Trainer vocabulary).
  *
- * Every value is concrete (no "auto": raw DeepSpeed does not resolve it, only
- * the HF integrations do). Key names and value sets follow
- * docs/research/formats-and-engines.md section 3:
- *   3.1 DeepSpeed docs/_pages/config-json.md (train_batch_size =
- *       micro-batch x accumulation x data-parallel ranks; offload_param only
- *       with stage 3; NVMe offload only with stage 3);
- *   3.2 accelerate examples/config_yaml_templates (fsdp.yaml, deepspeed.yaml,
- *       multi_node.yaml) and the FSDP1 -> FSDP2 key mapping;
- *   3.3 torchrun (elastic quickstart): --standalone on one node, c10d
- *       rendezvous on the head node's port 29500 for several;
- *   3.5 the Slurm sketch: one torchrun per node via srun.
- * Not here: which layout to run (plan.c); serving launchers (vLLM) - serving
- * plans are refused with a hint.
+ * An engine runs a plan "as planned" when every knob of the plan has a
+ * setting in that engine that keeps what gpuplan's memory model counts for
+ * it. The rules below say, per engine, what it keeps for each precision
+ * setting (docs/emit.md "Precision", each row cited from the engine's code at
+ * the versions of docs/configs.md), and refuse the rest with the reason and
+ * the kinds that can. The writers: emit_launch.c (DeepSpeed, accelerate,
+ * torchrun, Slurm), emit_frameworks.c (axolotl, LLaMA-Factory, torchtune,
+ * TRL), emit_serve.c (vLLM, SGLang, Kubernetes, SkyPilot).
+ * Not here: which plan to run (plan/), reading the files back (config/).
  */
-#include <jansson.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "gpuplan/plan.h"
-#include "gpuplan/render.h"
-#include "gpuplan/units.h"
-#include "util/json_internal.h"
+#include "gpuplan/model.h"
+#include "gpuplan/serving.h"
+#include "render/emit_internal.h"
+#include "util/suggest_internal.h"
 
 const char *const gpuplan_engine_names[GPUPLAN_ENGINE_COUNT + 1] = {
     [GPUPLAN_ENGINE_DEEPSPEED] = "deepspeed",
     [GPUPLAN_ENGINE_ACCELERATE] = "accelerate",
     [GPUPLAN_ENGINE_TORCHRUN] = "torchrun",
     [GPUPLAN_ENGINE_SLURM] = "slurm",
+    [GPUPLAN_ENGINE_AXOLOTL] = "axolotl",
+    [GPUPLAN_ENGINE_LLAMA_FACTORY] = "llama-factory",
+    [GPUPLAN_ENGINE_TORCHTUNE] = "torchtune",
+    [GPUPLAN_ENGINE_TRL] = "trl",
+    [GPUPLAN_ENGINE_VLLM] = "vllm",
+    [GPUPLAN_ENGINE_SGLANG] = "sglang",
+    [GPUPLAN_ENGINE_K8S] = "k8s",
+    [GPUPLAN_ENGINE_SKYPILOT] = "skypilot",
     [GPUPLAN_ENGINE_COUNT] = NULL,
 };
 
@@ -43,21 +45,83 @@ const char *gpuplan_engine_name(enum gpuplan_engine engine)
 enum gpuplan_status
 gpuplan_engine_parse(const char *name, enum gpuplan_engine *out, struct gpuplan_error *err)
 {
+    struct gpuplan_suggest s;
+    gpuplan_suggest_init(&s, name ? name : "");
     for (int i = 0; i < GPUPLAN_ENGINE_COUNT; i++) {
         if (name && strcmp(name, gpuplan_engine_names[i]) == 0) {
             *out = (enum gpuplan_engine)i;
             return GPUPLAN_OK;
         }
+        gpuplan_suggest_add(&s, gpuplan_engine_names[i]);
     }
-    return gpuplan_error_set(
-        err, GPUPLAN_ERR_USAGE, "--emit",
-        "unknown launcher '%s'; must be deepspeed, accelerate, torchrun or slurm",
-        name ? name : "");
+    gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit", "unknown kind '%s'", name ? name : "");
+    if (s.n)
+        gpuplan_error_hint(err, "did you mean '%s'?", s.best[0].text);
+    else
+        gpuplan_error_hint(err, "kinds: deepspeed, accelerate, torchrun, slurm, axolotl, "
+                                "llama-factory, torchtune, trl, vllm, sglang, k8s, skypilot");
+    return GPUPLAN_ERR_USAGE;
 }
 
-/* The decoder-block class FSDP wraps (transformers modeling_*.py), or NULL: then accelerate
- * falls back to the model's _no_split_modules. */
-static const char *wrap_class(const char *family)
+bool gpuplan_engine_serves(enum gpuplan_engine engine)
+{
+    return engine == GPUPLAN_ENGINE_VLLM || engine == GPUPLAN_ENGINE_SGLANG ||
+           engine == GPUPLAN_ENGINE_K8S || engine == GPUPLAN_ENGINE_SKYPILOT;
+}
+
+bool gpuplan_engine_trains(enum gpuplan_engine engine)
+{
+    return engine != GPUPLAN_ENGINE_VLLM && engine != GPUPLAN_ENGINE_SGLANG &&
+           (unsigned)engine < GPUPLAN_ENGINE_COUNT;
+}
+
+/* ---- the plan's counts ---- */
+
+uint32_t emit_n_gpus(const struct gpuplan_plan *plan)
+{
+    return plan->gpus_per_node * plan->nodes;
+}
+
+uint64_t emit_dp(const struct gpuplan_plan *plan)
+{
+    const uint64_t mp =
+        (uint64_t)(plan->job.tp ? plan->job.tp : 1) * (plan->job.pp ? plan->job.pp : 1);
+    const uint64_t n = emit_n_gpus(plan);
+    return n / mp ? n / mp : 1;
+}
+
+int emit_zero_stage(enum gpuplan_sharding sharding)
+{
+    switch (sharding) {
+    case GPUPLAN_SHARDING_ZERO1:
+        return 1;
+    case GPUPLAN_SHARDING_ZERO2:
+        return 2;
+    case GPUPLAN_SHARDING_ZERO3:
+        return 3;
+    default:
+        return 0;
+    }
+}
+
+bool emit_is_fsdp(enum gpuplan_sharding sharding)
+{
+    return sharding == GPUPLAN_SHARDING_FSDP || sharding == GPUPLAN_SHARDING_FSDP_HYBRID;
+}
+
+bool emit_offloads_optimizer(enum gpuplan_offload o)
+{
+    return o == GPUPLAN_OFFLOAD_OPTIMIZER || o == GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS ||
+           o == GPUPLAN_OFFLOAD_NVME;
+}
+
+bool emit_offloads_params(enum gpuplan_offload o)
+{
+    return o == GPUPLAN_OFFLOAD_PARAMS || o == GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS ||
+           o == GPUPLAN_OFFLOAD_NVME;
+}
+
+const char *emit_wrap_class(const char *family)
 {
     static const struct {
         const char *family;
@@ -80,390 +144,541 @@ static const char *wrap_class(const char *family)
         { "deepseek_v3", "DeepseekV3DecoderLayer" },
         { "t5", "T5Block" },
     };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    for (size_t i = 0; family && i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(family, table[i].family) == 0)
             return table[i].cls;
     }
     return NULL;
 }
 
-static uint32_t n_gpus_of(const struct gpuplan_plan *plan)
-{
-    return plan->gpus_per_node * plan->nodes;
-}
-
-/* Data-parallel ranks: GPUs / (tp * pp). */
-static uint64_t dp_of(const struct gpuplan_plan *plan)
-{
-    const uint64_t mp =
-        (uint64_t)(plan->job.tp ? plan->job.tp : 1) * (plan->job.pp ? plan->job.pp : 1);
-    const uint64_t n = n_gpus_of(plan);
-    return n / mp ? n / mp : 1;
-}
-
-/* ZeRO stage for a sharding (FSDP FULL_SHARD = ZeRO-3; HYBRID = ZeRO-3 + hpZ inside a node). */
-static int zero_stage(enum gpuplan_sharding sharding)
-{
-    switch (sharding) {
-    case GPUPLAN_SHARDING_ZERO1:
-        return 1;
-    case GPUPLAN_SHARDING_ZERO2:
-        return 2;
-    case GPUPLAN_SHARDING_ZERO3:
-    case GPUPLAN_SHARDING_FSDP:
-    case GPUPLAN_SHARDING_FSDP_HYBRID:
-        return 3;
-    default:
-        return 0;
-    }
-}
-
-static bool offloads_optimizer(enum gpuplan_offload o)
-{
-    return o == GPUPLAN_OFFLOAD_OPTIMIZER || o == GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS ||
-           o == GPUPLAN_OFFLOAD_NVME;
-}
-
-static bool offloads_params(enum gpuplan_offload o)
-{
-    return o == GPUPLAN_OFFLOAD_PARAMS || o == GPUPLAN_OFFLOAD_OPTIMIZER_PARAMS ||
-           o == GPUPLAN_OFFLOAD_NVME;
-}
-
-static enum gpuplan_status
-check_plan(const struct gpuplan_plan *plan, enum gpuplan_engine engine, struct gpuplan_error *err)
-{
-    if (!plan || plan->gpus_per_node == 0 || plan->nodes == 0 || plan->job.micro_batch == 0 ||
-        plan->job.grad_accum == 0)
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit",
-                                 "the plan has no GPUs or a zero micro-batch; nothing to emit");
-    if (plan->job.method == GPUPLAN_METHOD_INFER) {
-        gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, "--emit",
-                          "'--emit %s' writes training launchers; this is a serving plan",
-                          gpuplan_engine_name(engine));
-        if (plan->is_serving && plan->serving.commands.launch[0])
-            gpuplan_error_hint(err, "serve with: %s", plan->serving.commands.launch);
-        else
-            gpuplan_error_hint(err, "serve with vLLM: vllm serve %s --tensor-parallel-size %u",
-                               plan->model_id[0] ? plan->model_id : "MODEL", plan->gpus_per_node);
-        return GPUPLAN_ERR_UNSUPPORTED;
-    }
-    const int stage = zero_stage(plan->job.sharding);
-    if (offloads_params(plan->job.offload) && stage < 3)
-        return gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, "--emit",
-                                 "parameter offload needs ZeRO-3 or FSDP; the plan uses '%s'",
-                                 gpuplan_sharding_name(plan->job.sharding));
-    if (offloads_optimizer(plan->job.offload) && stage < 1 &&
-        plan->job.sharding != GPUPLAN_SHARDING_NONE)
-        return gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, "--emit",
-                                 "optimizer offload needs ZeRO-1/2/3; the plan uses '%s'",
-                                 gpuplan_sharding_name(plan->job.sharding));
-    return GPUPLAN_OK;
-}
-
-/* ---- DeepSpeed JSON (section 3.1) ---- */
-
-static json_t *ds_offload(const char *device)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "device", json_string(device));
-    json_object_set_new(o, "pin_memory", json_true());
-    if (strcmp(device, "nvme") == 0)
-        json_object_set_new(o, "nvme_path", json_string("/local_nvme"));
-    return o;
-}
-
-static json_t *ds_zero(const struct gpuplan_plan *plan)
-{
-    const int stage = zero_stage(plan->job.sharding);
-    json_t *z = json_object();
-    json_object_set_new(z, "stage", json_integer(stage));
-    if (stage == 0)
-        return z;
-    json_object_set_new(z, "overlap_comm", json_true());
-    json_object_set_new(z, "contiguous_gradients", json_true());
-    const enum gpuplan_offload off = plan->job.offload;
-    const char *device = off == GPUPLAN_OFFLOAD_NVME ? "nvme" : "cpu";
-    if (offloads_optimizer(off))
-        json_object_set_new(z, "offload_optimizer", ds_offload(device));
-    if (offloads_params(off))
-        json_object_set_new(z, "offload_param", ds_offload(device));
-    if (stage == 3)
-        json_object_set_new(z, "stage3_gather_16bit_weights_on_model_save", json_true());
-    /* ZeRO++ hierarchical partitioning: a secondary copy of the weights inside each node, as
-     * FSDP HYBRID_SHARD keeps a full shard per node (DeepSpeed ZeRO++ tutorial). */
-    if (plan->job.sharding == GPUPLAN_SHARDING_FSDP_HYBRID && plan->nodes > 1)
-        json_object_set_new(z, "zero_hpz_partition_size", json_integer(plan->gpus_per_node));
-    return z;
-}
-
-static enum gpuplan_status
-emit_deepspeed(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err)
-{
-    const struct gpuplan_job *job = &plan->job;
-    json_t *root = json_object();
-    if (!root)
-        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
-    const uint64_t global_batch = job->micro_batch * job->grad_accum * dp_of(plan);
-    json_object_set_new(root, "train_micro_batch_size_per_gpu",
-                        json_integer((json_int_t)job->micro_batch));
-    json_object_set_new(root, "gradient_accumulation_steps",
-                        json_integer((json_int_t)job->grad_accum));
-    json_object_set_new(root, "train_batch_size", json_integer((json_int_t)global_batch));
-    json_object_set_new(root, "gradient_clipping", json_real(1.0));
-    switch (job->precision) {
-    case GPUPLAN_PRECISION_FP16_MIXED: {
-        json_t *fp16 = json_object();
-        json_object_set_new(fp16, "enabled", json_true());
-        json_object_set_new(fp16, "loss_scale", json_integer(0)); /* dynamic */
-        json_object_set_new(fp16, "initial_scale_power", json_integer(16));
-        json_object_set_new(root, "fp16", fp16);
-        break;
-    }
-    case GPUPLAN_PRECISION_FP32:
-        break;
-    default: { /* bf16, bf16-mixed, fp8-mixed (fp8 matmuls come from Transformer Engine) */
-        json_t *bf16 = json_object();
-        json_object_set_new(bf16, "enabled", json_true());
-        json_object_set_new(root, "bf16", bf16);
-        break;
-    }
-    }
-    json_object_set_new(root, "zero_optimization", ds_zero(plan));
-    /* With optimizer offload DeepSpeed must own the optimizer (DeepSpeedCPUAdam). The learning
-     * rate is the docs' sample value; the training script's own lr overrides it via the
-     * client API when it builds its optimizer instead. */
-    if (offloads_optimizer(job->offload)) {
-        json_t *opt = json_object(), *params = json_object();
-        json_object_set_new(params, "lr", json_real(2e-5));
-        json_object_set_new(params, "weight_decay", json_real(0.0));
-        json_object_set_new(opt, "type", json_string("AdamW"));
-        json_object_set_new(opt, "params", params);
-        json_object_set_new(root, "optimizer", opt);
-    }
-    return gpuplan_json_write(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6), out,
-                              err);
-}
-
-/* ---- accelerate YAML (section 3.2) ---- */
-
-static const char *accelerate_mixed_precision(enum gpuplan_precision p)
-{
-    switch (p) {
-    case GPUPLAN_PRECISION_FP16_MIXED:
-        return "fp16";
-    case GPUPLAN_PRECISION_FP32:
-        return "'no'";
-    case GPUPLAN_PRECISION_FP8_MIXED:
-        return "fp8";
-    default:
-        return "bf16";
-    }
-}
-
-static const char *offload_device(bool on, enum gpuplan_offload off)
-{
-    if (!on)
-        return "none";
-    return off == GPUPLAN_OFFLOAD_NVME ? "nvme" : "cpu";
-}
-
-static void
-accelerate_common(const struct gpuplan_plan *plan, const char *type, struct gpuplan_buf *out)
-{
-    gpuplan_buf_printf(out,
-                       "compute_environment: LOCAL_MACHINE\n"
-                       "distributed_type: %s\n"
-                       "mixed_precision: %s\n"
-                       "num_machines: %u\n"
-                       "num_processes: %u\n"
-                       "machine_rank: 0\n",
-                       type, accelerate_mixed_precision(plan->job.precision), plan->nodes,
-                       n_gpus_of(plan));
-    if (plan->nodes > 1)
-        gpuplan_buf_puts(out, "main_process_ip: HEAD_NODE_IP\n"
-                              "main_process_port: 29500\n"
-                              "rdzv_backend: c10d\n"
-                              "same_network: true\n");
-    /* --compile: accelerate's dynamo_config compiles the whole model, loss included. */
-    if (plan->job.compile) {
-        gpuplan_buf_puts(out, "dynamo_config:\n"
-                              "  dynamo_backend: INDUCTOR\n");
-        if (!plan->job.compile_loss)
-            gpuplan_buf_puts(out, "  # planned with --compile blocks (loss eager); accelerate\n"
-                                  "  # compiles the loss too, which keeps less\n");
-    }
-}
-
-static void accelerate_fsdp(const struct gpuplan_plan *plan, struct gpuplan_buf *out)
-{
-    const struct gpuplan_job *job = &plan->job;
-    const char *cls = wrap_class(plan->model_family);
-    const bool ckpt = job->grad_ckpt != GPUPLAN_CKPT_NONE;
-    const bool off = offloads_params(job->offload) || offloads_optimizer(job->offload);
-    accelerate_common(plan, "FSDP", out);
-    gpuplan_buf_puts(out, "fsdp_config:\n");
-    if (job->sharding == GPUPLAN_SHARDING_FSDP_HYBRID) {
-        /* FSDP1: HYBRID_SHARD has no FSDP2 key in the accelerate templates. */
-        gpuplan_buf_printf(out, "  fsdp_version: 1\n"
-                                "  fsdp_sharding_strategy: HYBRID_SHARD\n"
-                                "  fsdp_backward_prefetch: BACKWARD_PRE\n"
-                                "  fsdp_sync_module_states: true\n"
-                                "  fsdp_use_orig_params: true\n");
-    } else {
-        gpuplan_buf_puts(out, "  fsdp_version: 2\n"
-                              "  fsdp_reshard_after_forward: true\n");
-    }
-    gpuplan_buf_puts(out, "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n");
-    if (cls)
-        gpuplan_buf_printf(out, "  fsdp_transformer_layer_cls_to_wrap: %s\n", cls);
-    if (job->fsdp_embed_units)
-        gpuplan_buf_puts(out,
-                         "  # planned with --fsdp-wrap layers+embeddings: TRANSFORMER_BASED_WRAP\n"
-                         "  # leaves the embedding and head in the root unit, gathered from\n"
-                         "  # forward to backward; wrap them apart yourself or re-plan with\n"
-                         "  # --fsdp-wrap layers\n");
-    gpuplan_buf_printf(out,
-                       "  fsdp_state_dict_type: SHARDED_STATE_DICT\n"
-                       "  fsdp_cpu_ram_efficient_loading: true\n"
-                       "  fsdp_offload_params: %s\n"
-                       "  fsdp_activation_checkpointing: %s\n",
-                       off ? "true" : "false", ckpt ? "true" : "false");
-}
-
-static void accelerate_deepspeed(const struct gpuplan_plan *plan, struct gpuplan_buf *out)
-{
-    const struct gpuplan_job *job = &plan->job;
-    const int stage = zero_stage(job->sharding);
-    accelerate_common(plan, "DEEPSPEED", out);
-    gpuplan_buf_printf(out,
-                       "deepspeed_config:\n"
-                       "  zero_stage: %d\n"
-                       "  offload_optimizer_device: %s\n"
-                       "  offload_param_device: %s\n"
-                       "  gradient_accumulation_steps: %llu\n"
-                       "  gradient_clipping: 1.0\n",
-                       stage, offload_device(offloads_optimizer(job->offload), job->offload),
-                       offload_device(offloads_params(job->offload), job->offload),
-                       (unsigned long long)job->grad_accum);
-    if (stage == 3)
-        gpuplan_buf_puts(out, "  zero3_init_flag: true\n"
-                              "  zero3_save_16bit_model: true\n");
-}
-
-static enum gpuplan_status
-emit_accelerate(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err)
-{
-    const enum gpuplan_sharding s = plan->job.sharding;
-    if (s == GPUPLAN_SHARDING_FSDP || s == GPUPLAN_SHARDING_FSDP_HYBRID) {
-        accelerate_fsdp(plan, out);
-    } else if (s >= GPUPLAN_SHARDING_ZERO1 && s <= GPUPLAN_SHARDING_ZERO3) {
-        accelerate_deepspeed(plan, out);
-    } else if (n_gpus_of(plan) > 1) {
-        accelerate_common(plan, "MULTI_GPU", out);
-    } else if (plan->job.offload != GPUPLAN_OFFLOAD_NONE) {
-        accelerate_deepspeed(plan, out); /* single-GPU ZeRO-Offload */
-    } else {
-        accelerate_common(plan, "'NO'", out);
-    }
-    return gpuplan_buf_status(out, err);
-}
-
-/* ---- torchrun (section 3.3) and Slurm (section 3.5) ---- */
-
-/* CPU threads per rank: the server's cores split over its GPUs (DataLoader workers, CPU Adam). */
-static uint32_t threads_per_rank(const struct gpuplan_plan *plan)
+uint32_t emit_threads_per_rank(const struct gpuplan_plan *plan)
 {
     const uint32_t t = plan->server.cpu_cores / (plan->gpus_per_node ? plan->gpus_per_node : 1);
     return t ? t : 1;
 }
 
-static void training_script(const struct gpuplan_plan *plan, struct gpuplan_buf *out)
+const char *emit_gpu_id(const struct gpuplan_plan *plan)
 {
-    if (zero_stage(plan->job.sharding) > 0 && plan->job.sharding != GPUPLAN_SHARDING_FSDP &&
-        plan->job.sharding != GPUPLAN_SHARDING_FSDP_HYBRID)
-        gpuplan_buf_puts(out, "train.py --deepspeed ds_config.json");
-    else if (plan->job.offload != GPUPLAN_OFFLOAD_NONE &&
-             plan->job.sharding == GPUPLAN_SHARDING_NONE)
-        gpuplan_buf_puts(out, "train.py --deepspeed ds_config.json");
-    else
-        gpuplan_buf_puts(out, "train.py");
-    gpuplan_buf_printf(
-        out, " --per_device_train_batch_size %llu --gradient_accumulation_steps %llu",
-        (unsigned long long)plan->job.micro_batch, (unsigned long long)plan->job.grad_accum);
-    if (plan->job.grad_ckpt != GPUPLAN_CKPT_NONE)
-        gpuplan_buf_puts(out, " --gradient_checkpointing");
+    return plan->gpu ? plan->gpu->id : (plan->job.gpu_id[0] ? plan->job.gpu_id : "gpu");
 }
 
-static enum gpuplan_status
-emit_torchrun(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err)
+/* ---- the HF Trainer vocabulary ---- */
+
+/*
+ * What the stack keeps (docs/emit.md "Precision"):
+ *  - DeepSpeed engine (ZeRO): bf16/fp16 from the DS JSON; TrainingArguments
+ *    must agree (transformers integrations/deepspeed.py checks it);
+ *  - FSDP: accelerate upcasts trainable shards to fp32 whenever
+ *    mixed_precision is not "no" (accelerator.py prepare_model, FSDP1;
+ *    fsdp_utils.py fsdp2_prepare_model): bf16-mixed = bf16 on; pure bf16 =
+ *    bf16 off over a bfloat16 model; a LoRA base keeps the dtype it was
+ *    loaded in (frozen, not upcast): base-fp32 = float32;
+ *  - no sharding / DDP: torch autocast over the loaded weights; AdamW's
+ *    states follow the parameters' dtype: full bf16-mixed = fp32 weights,
+ *    pure bf16 = bf16 weights (autocast a no-op); LoRA bf16-mixed = bf16
+ *    base (PEFT keeps adapters fp32, autocast_adapter_dtype), amp-bf16 =
+ *    fp32 base.
+ */
+void emit_hf_precision(const struct gpuplan_plan *plan, struct emit_hf_precision *out)
 {
-    gpuplan_buf_printf(out, "# %s on %u x %s (%u node%s x %u GPUs)%s\n", plan->model_id,
-                       n_gpus_of(plan), plan->gpu ? plan->gpu->id : "gpu", plan->nodes,
-                       plan->nodes == 1 ? "" : "s", plan->gpus_per_node,
-                       plan->nodes > 1 ? "; run on every node, HEAD_NODE = the first node" : "");
-    gpuplan_buf_printf(out, "OMP_NUM_THREADS=%u torchrun", threads_per_rank(plan));
-    if (plan->nodes == 1)
-        gpuplan_buf_printf(out, " --standalone --nproc-per-node=%u \\\n  ", plan->gpus_per_node);
-    else
-        gpuplan_buf_printf(
-            out,
-            " --nnodes=%u --nproc-per-node=%u --max-restarts=0 \\\n"
-            "  --rdzv-id=$JOB_ID --rdzv-backend=c10d --rdzv-endpoint=$HEAD_NODE:29500 \\\n  ",
-            plan->nodes, plan->gpus_per_node);
-    training_script(plan, out);
-    gpuplan_buf_puts(out, "\n");
-    return gpuplan_buf_status(out, err);
+    const struct gpuplan_job *j = &plan->job;
+    const bool lora = j->method == GPUPLAN_METHOD_LORA || j->method == GPUPLAN_METHOD_QLORA;
+    const bool fsdp = emit_is_fsdp(j->sharding);
+    const bool zero = emit_zero_stage(j->sharding) > 0;
+    out->bf16 = false;
+    out->fp16 = false;
+    out->load_dtype = "float32";
+    switch (j->precision) {
+    case GPUPLAN_PRECISION_BF16:
+        out->bf16 = zero; /* ZeRO: the DS JSON's bf16 engine with its 16-bit master flags */
+        out->load_dtype = "bfloat16";
+        break;
+    case GPUPLAN_PRECISION_BF16_MIXED:
+    case GPUPLAN_PRECISION_FP8_MIXED:
+        out->bf16 = true;
+        if (zero)
+            out->load_dtype = "bfloat16"; /* the engine casts the module to bf16 */
+        else if (fsdp)
+            out->load_dtype = lora && j->base_fp32 ? "float32" : "bfloat16";
+        else
+            out->load_dtype = lora ? "bfloat16" : "float32";
+        break;
+    case GPUPLAN_PRECISION_AMP_BF16:
+        out->bf16 = true;
+        break;
+    case GPUPLAN_PRECISION_FP16_MIXED:
+        out->fp16 = true;
+        out->load_dtype = lora && !j->base_fp32 ? "float16" : "float32";
+        break;
+    default: /* fp32 */
+        break;
+    }
+}
+
+const char *emit_hf_optim(enum gpuplan_optimizer optimizer)
+{
+    switch (optimizer) {
+    case GPUPLAN_OPTIMIZER_ADAMW:
+        return "adamw_torch_fused";
+    case GPUPLAN_OPTIMIZER_ADAMW_8BIT:
+        return "adamw_bnb_8bit";
+    case GPUPLAN_OPTIMIZER_PAGED_ADAMW:
+        return "paged_adamw_32bit";
+    case GPUPLAN_OPTIMIZER_PAGED_ADAMW_8BIT:
+        return "paged_adamw_8bit";
+    case GPUPLAN_OPTIMIZER_SGD:
+        return "sgd";
+    case GPUPLAN_OPTIMIZER_ADAFACTOR:
+        return "adafactor";
+    case GPUPLAN_OPTIMIZER_LION:
+        return "lion_32bit";
+    default:
+        return "adamw_torch_fused";
+    }
+}
+
+const char *emit_hf_attention(enum gpuplan_attention attention)
+{
+    switch (attention) {
+    case GPUPLAN_ATTN_EAGER:
+        return "eager";
+    case GPUPLAN_ATTN_FLASH:
+        return "flash_attention_2";
+    default:
+        return "sdpa";
+    }
+}
+
+size_t emit_lora_modules(const struct gpuplan_job *job, char (*out)[32], size_t max)
+{
+    const char *t = job->lora_targets;
+    size_t n = 0;
+    if (strcmp(t, "all-linear") == 0 || strcmp(t, "all") == 0) {
+        (void)snprintf(out[n++], sizeof out[0], "all-linear");
+        return n;
+    }
+    if (strcmp(t, "attn") == 0) {
+        static const char *const attn[] = { "q_proj", "k_proj", "v_proj", "o_proj" };
+        for (size_t i = 0; i < 4 && n < max; i++)
+            (void)snprintf(out[n++], sizeof out[0], "%s", attn[i]);
+        return n;
+    }
+    while (*t && n < max) {
+        const size_t len = strcspn(t, ",;");
+        if (len > 0 && len < sizeof out[0])
+            (void)snprintf(out[n++], sizeof out[0], "%.*s", (int)len, t);
+        t += len;
+        if (*t)
+            t++;
+    }
+    return n;
+}
+
+/* ---- which engine runs which plan ---- */
+
+/* One rule broken: why, and the job the engine would run instead (when `fix` is set). */
+struct problem {
+    char why[GPUPLAN_ERROR_MESSAGE_MAX];
+    bool has_fix;
+    struct gpuplan_job fix;
+};
+
+static bool refuse(struct problem *p, const char *why)
+{
+    (void)snprintf(p->why, sizeof p->why, "%s", why);
+    return true;
+}
+
+/* A refusal the engine can get past with one changed knob (set in p->fix by the caller). */
+static bool refuse_fix(struct problem *p, const char *why)
+{
+    p->has_fix = true;
+    return refuse(p, why);
+}
+
+static bool is_lora(const struct gpuplan_job *j)
+{
+    return j->method == GPUPLAN_METHOD_LORA || j->method == GPUPLAN_METHOD_QLORA;
+}
+
+/* Common to every training engine gpuplan writes. */
+static bool train_common(const struct gpuplan_job *j, struct problem *p)
+{
+    if (j->pp > 1)
+        return refuse(p, "pipeline parallelism needs a pipeline engine (Megatron-LM, torchtitan, "
+                         "a DeepSpeed PipelineModule in the model code) that gpuplan does not "
+                         "write");
+    if (j->keep_outputs) {
+        p->fix.keep_outputs = false;
+        return refuse_fix(p, "--keep-outputs describes a hand-written training loop that holds "
+                             "the model's outputs; no engine setting says it");
+    }
+    return false;
+}
+
+/* The DeepSpeed engine's precision settings (precision_config.py, runtime/config.py). */
+static bool ds_precision(const struct gpuplan_job *j, struct problem *p)
+{
+    if (j->precision == GPUPLAN_PRECISION_FP8_MIXED) {
+        p->fix.precision = GPUPLAN_PRECISION_BF16_MIXED;
+        return refuse_fix(p, "DeepSpeed's config has no FP8 recipe (fp8 matmuls come from "
+                             "Transformer Engine in the model code); accelerate's fp8_config "
+                             "writes one");
+    }
+    if (j->precision == GPUPLAN_PRECISION_AMP_BF16) {
+        p->fix.precision = GPUPLAN_PRECISION_BF16_MIXED;
+        return refuse_fix(p, "fp32 parameters under autocast is not a ZeRO mode gpuplan writes "
+                             "(DeepSpeed's bf16 engine keeps 16-bit parameters)");
+    }
+    return false;
 }
 
 /*
- * Wall-clock limit: the estimate + 20 % + 30 min for loading and checkpoints
- * (assumption; the estimate's spread against measurements is about +-20 %,
- * docs/planner.md). Without --tokens there is no estimate: 24 h, said in a comment.
+ * What a Transformers Trainer (TRL, a TrainingArguments script under
+ * torchrun, accelerate, axolotl, LLaMA-Factory) can be told.
  */
-static void slurm_time(const struct gpuplan_plan *plan, struct gpuplan_buf *out)
+static bool hf_rules(const struct gpuplan_job *j, struct problem *p, bool has_act_offload)
 {
-    double hours = 24.0;
-    if (plan->has_time && isfinite(plan->time_hours))
-        hours = plan->time_hours * 1.2 + 0.5;
-    if (hours > 24.0 * 365.0)
-        hours = 24.0 * 365.0;
-    const unsigned long long total_min = (unsigned long long)ceil(hours * 60.0);
-    gpuplan_buf_printf(out, "#SBATCH --time=%llu:%02llu:00%s\n", total_min / 60, total_min % 60,
-                       plan->has_time ? "" : "   # no --tokens given: 24 h placeholder");
+    if (train_common(j, p))
+        return true;
+    if (j->grad_ckpt == GPUPLAN_CKPT_SELECTIVE) {
+        p->fix.grad_ckpt = GPUPLAN_CKPT_FULL;
+        p->fix.grad_ckpt_set = true;
+        return refuse_fix(p, "Transformers' gradient_checkpointing recomputes whole decoder "
+                             "layers; selective recompute is torchtune's ac_mode (full is the "
+                             "nearest)");
+    }
+    if (j->compile && !j->compile_loss) {
+        p->fix.compile_loss = true;
+        return refuse_fix(p, "the Trainer's torch_compile compiles the model and its loss "
+                             "together; --compile blocks is torchtitan's");
+    }
+    if (j->optim_in_bwd) {
+        p->fix.optim_in_bwd = false;
+        return refuse_fix(p, "the optimizer step fused into backward is torchtune's "
+                             "optimizer_in_bwd; the Trainer has none");
+    }
+    if (j->fsdp_embed_units) {
+        p->fix.fsdp_embed_units = false;
+        return refuse_fix(p, "TRANSFORMER_BASED_WRAP leaves the embedding and the head in the "
+                             "root FSDP unit; separate units are torchtune's "
+                             "custom_sharded_layers");
+    }
+    if (j->method == GPUPLAN_METHOD_QLORA && j->quant == GPUPLAN_DTYPE_NF4_TORCHAO) {
+        p->fix.quant = GPUPLAN_DTYPE_NF4_DQ;
+        return refuse_fix(p, "torchao NF4 is torchtune's; the Trainer quantises with "
+                             "bitsandbytes");
+    }
+    if (j->act_offload && !has_act_offload) {
+        p->fix.act_offload = false;
+        return refuse_fix(p, "this kind has no activation-offload setting (TRL's "
+                             "activation_offloading and axolotl's have)");
+    }
+    if (emit_is_fsdp(j->sharding) && emit_offloads_optimizer(j->offload)) {
+        p->fix.offload = GPUPLAN_OFFLOAD_PARAMS;
+        return refuse_fix(p, "FSDP's CPU offload moves parameters, gradients and the step "
+                             "together (--offload params); optimizer-only offload is "
+                             "DeepSpeed's");
+    }
+    if (emit_zero_stage(j->sharding) > 0)
+        return ds_precision(j, p);
+    if (j->precision == GPUPLAN_PRECISION_FP8_MIXED) {
+        p->fix.precision = GPUPLAN_PRECISION_BF16_MIXED;
+        return refuse_fix(p, "the Trainer has no FP8 flag; accelerate's fp8_config "
+                             "(Transformer Engine or torchao) is the recipe");
+    }
+    if (emit_is_fsdp(j->sharding) && j->precision == GPUPLAN_PRECISION_AMP_BF16) {
+        p->fix.precision = GPUPLAN_PRECISION_BF16_MIXED;
+        return refuse_fix(p, "under FSDP, bf16 turns on MixedPrecision (16-bit gathered units); "
+                             "fp32 units under autocast alone is not a setting");
+    }
+    return false;
 }
 
-static enum gpuplan_status
-emit_slurm(const struct gpuplan_plan *plan, struct gpuplan_buf *out, struct gpuplan_error *err)
+static bool deepspeed_rules(const struct gpuplan_job *j, struct problem *p)
 {
-    gpuplan_buf_printf(out,
-                       "#!/bin/bash\n"
-                       "# %s on %u x %s; written by gpuplan recommend --emit slurm\n"
-                       "#SBATCH --job-name=ft-%s\n"
-                       "#SBATCH --nodes=%u\n"
-                       "#SBATCH --ntasks-per-node=1\n"
-                       "#SBATCH --gpus-per-node=%u\n"
-                       "#SBATCH --cpus-per-task=%u\n"
-                       "#SBATCH --mem=0\n",
-                       plan->model_id, n_gpus_of(plan), plan->gpu ? plan->gpu->id : "gpu",
-                       plan->model_id, plan->nodes, plan->gpus_per_node,
-                       plan->server.cpu_cores ? plan->server.cpu_cores : 1);
-    slurm_time(plan, out);
-    gpuplan_buf_printf(
-        out,
-        "\n"
-        "nodes=( $(scontrol show hostnames \"$SLURM_JOB_NODELIST\") )\n"
-        "head_node_ip=$(srun --nodes=1 --ntasks=1 -w \"${nodes[0]}\" hostname --ip-address)\n"
-        "export OMP_NUM_THREADS=%u\n"
-        "\n"
-        "srun torchrun \\\n"
-        "  --nnodes \"$SLURM_NNODES\" --nproc-per-node %u \\\n"
-        "  --rdzv-id \"$SLURM_JOB_ID\" --rdzv-backend c10d --rdzv-endpoint \"$head_node_ip:29500\" \\\n"
-        "  ",
-        threads_per_rank(plan), plan->gpus_per_node);
-    training_script(plan, out);
-    gpuplan_buf_puts(out, "\n");
-    return gpuplan_buf_status(out, err);
+    if (train_common(j, p))
+        return true;
+    const int stage = emit_zero_stage(j->sharding);
+    if (stage == 0) {
+        p->fix.sharding =
+            emit_is_fsdp(j->sharding) ? GPUPLAN_SHARDING_ZERO3 : GPUPLAN_SHARDING_ZERO1;
+        p->fix.sharding_set = true;
+        return refuse_fix(p, emit_is_fsdp(j->sharding)
+                                 ? "DeepSpeed runs ZeRO-3 (module by module, its own buffers), "
+                                   "which gpuplan counts apart from FSDP; MiCS, HYBRID_SHARD's "
+                                   "counterpart, is not modelled"
+                                 : "DeepSpeed stage 0 keeps an unpartitioned fp32 master "
+                                   "(FP16_Optimizer) gpuplan does not model; a plan without "
+                                   "ZeRO needs no DeepSpeed config");
+    }
+    if (j->tp > 1 && stage > 2)
+        return refuse(p, "DeepSpeed AutoTP training composes with ZeRO stages 1 and 2 only");
+    if (emit_offloads_params(j->offload) && stage < 3)
+        return refuse(p, "parameter offload needs ZeRO-3 (DeepSpeed config-json.md)");
+    if (emit_offloads_optimizer(j->offload) && j->optimizer != GPUPLAN_OPTIMIZER_ADAMW &&
+        j->optimizer != GPUPLAN_OPTIMIZER_LION)
+        return refuse(p, "ZeRO-Offload steps on the CPU with DeepSpeedCPUAdam or DeepSpeedCPULion "
+                         "only");
+    return ds_precision(j, p);
+}
+
+static bool accelerate_rules(const struct gpuplan_job *j, struct problem *p)
+{
+    const enum gpuplan_precision pr = j->precision;
+    struct gpuplan_job relaxed = *j;
+    /* accelerate writes fp8_config for FSDP and DDP (low_precision_training.md) */
+    if (pr == GPUPLAN_PRECISION_FP8_MIXED && emit_zero_stage(j->sharding) == 0)
+        relaxed.precision = GPUPLAN_PRECISION_BF16_MIXED;
+    return hf_rules(&relaxed, p, false);
+}
+
+static bool axolotl_rules(const struct gpuplan_job *j, struct problem *p)
+{
+    if (hf_rules(j, p, true))
+        return true;
+    const bool zero = emit_zero_stage(j->sharding) > 0;
+    /* axolotl loads the model in the mixed-precision dtype (utils/config resolve_dtype): with
+     * bf16 on, full fine-tuning without ZeRO keeps bf16 weights; fp32 masters need fp32 load. */
+    if (!zero && !emit_is_fsdp(j->sharding) && !is_lora(j) &&
+        j->precision == GPUPLAN_PRECISION_BF16_MIXED) {
+        p->fix.precision = GPUPLAN_PRECISION_BF16;
+        return refuse_fix(p, "axolotl loads the weights in bf16 when bf16 is on (resolve_dtype): "
+                             "full fine-tuning without ZeRO or FSDP is pure bf16, not fp32 "
+                             "masters under autocast");
+    }
+    if (is_lora(j) && j->precision == GPUPLAN_PRECISION_AMP_BF16) {
+        p->fix.precision = GPUPLAN_PRECISION_BF16_MIXED;
+        return refuse_fix(p, "axolotl loads the frozen base in the compute dtype; an fp32 base "
+                             "under autocast is not a setting");
+    }
+    if (j->sharding == GPUPLAN_SHARDING_FSDP_HYBRID)
+        return refuse(p, "axolotl's FSDP2 hybrid sharding (dp_shard_size, dp_replicate_size) is "
+                         "not a setting gpuplan's reader maps");
+    if (j->method == GPUPLAN_METHOD_QLORA && j->quant == GPUPLAN_DTYPE_NF4) {
+        p->fix.quant = GPUPLAN_DTYPE_NF4_DQ;
+        return refuse_fix(p, "axolotl quantises NF4 with double quantisation (loaders/model.py); "
+                             "plain NF4 is a bnb_config_kwargs setting gpuplan does not write");
+    }
+    if (emit_is_fsdp(j->sharding) && j->base_fp32) {
+        p->fix.base_fp32 = false;
+        return refuse_fix(p, "axolotl loads the LoRA base in bf16; an fp32 base under FSDP is not "
+                             "a setting");
+    }
+    return false;
+}
+
+static bool llama_factory_rules(const struct gpuplan_job *j, struct problem *p)
+{
+    if (hf_rules(j, p, false))
+        return true;
+    if (is_lora(j) && j->precision == GPUPLAN_PRECISION_AMP_BF16) {
+        p->fix.precision = GPUPLAN_PRECISION_BF16_MIXED;
+        return refuse_fix(p, "LLaMA-Factory loads the frozen base in the compute dtype and "
+                             "upcasts the adapters (model/adapter.py); an fp32 base is not a "
+                             "setting");
+    }
+    if (j->method == GPUPLAN_METHOD_QLORA && j->quant == GPUPLAN_DTYPE_NF4_TORCHAO)
+        return refuse(p, "LLaMA-Factory quantises with bitsandbytes");
+    if (emit_is_fsdp(j->sharding) && j->base_fp32) {
+        p->fix.base_fp32 = false;
+        return refuse_fix(p, "LLaMA-Factory loads the LoRA base in the compute dtype; an fp32 "
+                             "base under FSDP is not a setting");
+    }
+    return false;
+}
+
+/* LoRA targets torchtune's builders take: q/k/v/o (lora_attn_modules) and the whole MLP. */
+static bool torchtune_targets_ok(const struct gpuplan_job *j)
+{
+    const gpuplan_role_mask attn = (1ULL << GPUPLAN_ROLE_ATTN_Q) | (1ULL << GPUPLAN_ROLE_ATTN_K) |
+                                   (1ULL << GPUPLAN_ROLE_ATTN_V) | (1ULL << GPUPLAN_ROLE_ATTN_O);
+    const gpuplan_role_mask mlp = (1ULL << GPUPLAN_ROLE_MLP_GATE) | (1ULL << GPUPLAN_ROLE_MLP_UP) |
+                                  (1ULL << GPUPLAN_ROLE_MLP_DOWN);
+    if (strcmp(j->lora_targets, "all-linear") == 0 || strcmp(j->lora_targets, "all") == 0)
+        return true;
+    const gpuplan_role_mask m = j->lora_target_roles;
+    if (m & ~(attn | mlp))
+        return false;
+    return (m & mlp) == 0 || (m & mlp) == mlp;
+}
+
+static bool
+torchtune_rules(const struct gpuplan_plan *plan, const struct gpuplan_job *j, struct problem *p)
+{
+    if (train_common(j, p))
+        return true;
+    if (!emit_torchtune_builder(plan->model_id))
+        return refuse(p, "no torchtune model builder is known for this model");
+    if (j->precision != GPUPLAN_PRECISION_BF16 && j->precision != GPUPLAN_PRECISION_FP32) {
+        p->fix.precision = GPUPLAN_PRECISION_BF16;
+        return refuse_fix(p, "torchtune has no mixed-precision recipe: dtype bf16 is pure bf16, "
+                             "weights, gradients and optimizer states (training/precision.py)");
+    }
+    const enum gpuplan_sharding s = j->sharding;
+    if (s == GPUPLAN_SHARDING_DDP || s == GPUPLAN_SHARDING_ZERO1 || s == GPUPLAN_SHARDING_ZERO3 ||
+        (s == GPUPLAN_SHARDING_NONE && plan->gpus_per_node * plan->nodes > 1)) {
+        p->fix.sharding = GPUPLAN_SHARDING_FSDP;
+        p->fix.sharding_set = true;
+        return refuse_fix(p, "torchtune's distributed recipes shard with FSDP2 (fully_shard)");
+    }
+    if (j->offload != GPUPLAN_OFFLOAD_NONE &&
+        !(j->offload == GPUPLAN_OFFLOAD_PARAMS && emit_is_fsdp(s))) {
+        p->fix.offload = GPUPLAN_OFFLOAD_NONE;
+        return refuse_fix(p, "torchtune offloads only FSDP parameters (fsdp_cpu_offload)");
+    }
+    if (j->optimizer == GPUPLAN_OPTIMIZER_ADAFACTOR || j->optimizer == GPUPLAN_OPTIMIZER_LION)
+        return refuse(p, "no optimizer component is written for Adafactor or Lion");
+    if (j->method == GPUPLAN_METHOD_QLORA && j->quant != GPUPLAN_DTYPE_NF4_TORCHAO) {
+        p->fix.quant = GPUPLAN_DTYPE_NF4_TORCHAO;
+        return refuse_fix(p, "torchtune's qlora_* builders quantise with torchao NF4");
+    }
+    if (is_lora(j) && !torchtune_targets_ok(j))
+        return refuse(p, "torchtune's LoRA builders adapt q/k/v/output_proj and the whole MLP "
+                         "(apply_lora_to_mlp), not a part of it");
+    return false;
+}
+
+static bool trl_rules(const struct gpuplan_job *j, struct problem *p)
+{
+    return hf_rules(j, p, true);
+}
+
+/*
+ * vLLM/SGLang (and the cluster kinds' servers): the serving plan names
+ * every flag (plan.h struct gpuplan_plan_serving); the engine it was sized
+ * for must be the kind's, and its weights a checkpoint the plan names.
+ */
+static bool serving_rules(const struct gpuplan_plan *plan,
+                          const struct gpuplan_job *j,
+                          enum gpuplan_engine e,
+                          struct problem *p)
+{
+    const struct gpuplan_plan_serving *sv = &plan->serving;
+    if (!plan->is_serving)
+        return refuse(p, "the plan carries no serving layout (plan it with --method infer)");
+    if (!sv->model_ref[0])
+        return refuse(p, "the plan names no Hugging Face Hub id or model folder to serve");
+    const enum gpuplan_serving_engine want =
+        e == GPUPLAN_ENGINE_SGLANG ? GPUPLAN_SERVING_SGLANG : GPUPLAN_SERVING_VLLM;
+    const bool any_engine = e == GPUPLAN_ENGINE_SKYPILOT;
+    /* the job's engine: what the plan was sized with, or what a re-plan would use */
+    if (!any_engine && j->engine != want) {
+        p->fix.engine = want;
+        return refuse_fix(p, e == GPUPLAN_ENGINE_K8S
+                                 ? "the Deployment runs the vllm/vllm-openai image; the plan was "
+                                   "sized with SGLang's accounting"
+                                 : "the plan was sized with the other engine's start-up "
+                                   "accounting (--engine)");
+    }
+    if (sv->commands.needs_quantized_checkpoint) {
+        p->fix.weights_dtype = GPUPLAN_DTYPE_BF16;
+        return refuse_fix(p, "the plan serves pre-quantised weights (AWQ/GPTQ/MXFP4/NVFP4/int8/"
+                             "GGUF), which the engine loads from a quantised checkpoint under "
+                             "another Hub id the plan does not name");
+    }
+    if (!sv->commands.launch[0])
+        return refuse(p, "the serving plan has no launch line");
+    if (e == GPUPLAN_ENGINE_K8S && (plan->nodes > 1 || sv->pp > 1))
+        return refuse(p, "a Deployment's pod runs on one node; this replica spans nodes (a "
+                         "LeaderWorkerSet is not written)");
+    if (e == GPUPLAN_ENGINE_K8S && plan->gpu && plan->gpu->vendor != GPUPLAN_VENDOR_NVIDIA)
+        return refuse(p, "the vllm/vllm-openai image is built for NVIDIA GPUs");
+    return false;
+}
+
+static bool job_problem(const struct gpuplan_plan *plan,
+                        const struct gpuplan_job *j,
+                        enum gpuplan_engine e,
+                        struct problem *p)
+{
+    memset(p, 0, sizeof *p);
+    p->fix = *j;
+    const bool infer = j->method == GPUPLAN_METHOD_INFER;
+    if (infer && !gpuplan_engine_serves(e))
+        return refuse(p, "this is a serving plan; this kind writes training launchers");
+    if (!infer && !gpuplan_engine_trains(e))
+        return refuse(p, "this is a training plan; this kind serves models");
+    if (e == GPUPLAN_ENGINE_SKYPILOT && !emit_skypilot_accelerator(emit_gpu_id(plan)))
+        return refuse(p, "no SkyPilot accelerator name is known for this GPU");
+    if (infer)
+        return serving_rules(plan, j, e, p);
+    switch (e) {
+    case GPUPLAN_ENGINE_DEEPSPEED:
+        return deepspeed_rules(j, p);
+    case GPUPLAN_ENGINE_ACCELERATE:
+        return accelerate_rules(j, p);
+    case GPUPLAN_ENGINE_AXOLOTL:
+        return axolotl_rules(j, p);
+    case GPUPLAN_ENGINE_LLAMA_FACTORY:
+        return llama_factory_rules(j, p);
+    case GPUPLAN_ENGINE_TORCHTUNE:
+        return torchtune_rules(plan, j, p);
+    case GPUPLAN_ENGINE_TRL:
+        return trl_rules(j, p);
+    default: /* torchrun, slurm, k8s, skypilot: train.py with TrainingArguments flags */
+        return hf_rules(j, p, false);
+    }
+}
+
+static bool plan_empty(const struct gpuplan_plan *plan)
+{
+    if (!plan || plan->gpus_per_node == 0 || plan->nodes == 0)
+        return true;
+    return plan->job.method != GPUPLAN_METHOD_INFER &&
+           (plan->job.micro_batch == 0 || plan->job.grad_accum == 0);
+}
+
+enum gpuplan_status gpuplan_emit_check(const struct gpuplan_plan *plan,
+                                       enum gpuplan_engine engine,
+                                       struct gpuplan_error *err)
+{
+    if ((unsigned)engine >= GPUPLAN_ENGINE_COUNT)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit", "unknown kind %d", (int)engine);
+    if (plan_empty(plan))
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit",
+                                 "the plan has no GPUs or a zero micro-batch; nothing to emit");
+    struct problem p;
+    if (!job_problem(plan, &plan->job, engine, &p))
+        return GPUPLAN_OK;
+    gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, "--emit",
+                      "%s cannot run this plan as planned: %s", gpuplan_engine_name(engine), p.why);
+    char can[256] = "";
+    size_t used = 0;
+    struct problem other;
+    for (int e = 0; e < GPUPLAN_ENGINE_COUNT; e++) {
+        if (e == (int)engine || job_problem(plan, &plan->job, (enum gpuplan_engine)e, &other))
+            continue;
+        const int n = snprintf(can + used, sizeof can - used, "%s%s", used ? ", " : "",
+                               gpuplan_engine_names[e]);
+        if (n > 0 && (size_t)n < sizeof can - used)
+            used += (size_t)n;
+    }
+    if (used)
+        gpuplan_error_hint(err, "kinds that run it: %s%s", can,
+                           p.has_fix ? "; or re-plan for this kind (recommend --emit does)" : "");
+    else if (p.has_fix)
+        gpuplan_error_hint(err, "re-plan for this kind (recommend --emit does)");
+    return GPUPLAN_ERR_UNSUPPORTED;
+}
+
+bool gpuplan_emit_nearest(const struct gpuplan_plan *plan,
+                          enum gpuplan_engine engine,
+                          struct gpuplan_job *out)
+{
+    struct gpuplan_job j = plan->job;
+    struct problem p;
+    /* Each step fixes one knob; a handful of knobs can be off at once. */
+    for (int step = 0; step < 8; step++) {
+        if (!job_problem(plan, &j, engine, &p)) {
+            *out = j;
+            return step > 0;
+        }
+        if (!p.has_fix)
+            return false;
+        j = p.fix;
+    }
+    return false;
 }
 
 enum gpuplan_status gpuplan_emit(const struct gpuplan_plan *plan,
@@ -471,7 +686,7 @@ enum gpuplan_status gpuplan_emit(const struct gpuplan_plan *plan,
                                  struct gpuplan_buf *out,
                                  struct gpuplan_error *err)
 {
-    const enum gpuplan_status st = check_plan(plan, engine, err);
+    const enum gpuplan_status st = gpuplan_emit_check(plan, engine, err);
     if (st != GPUPLAN_OK)
         return st;
     switch (engine) {
@@ -483,8 +698,23 @@ enum gpuplan_status gpuplan_emit(const struct gpuplan_plan *plan,
         return emit_torchrun(plan, out, err);
     case GPUPLAN_ENGINE_SLURM:
         return emit_slurm(plan, out, err);
+    case GPUPLAN_ENGINE_AXOLOTL:
+        return emit_axolotl(plan, out, err);
+    case GPUPLAN_ENGINE_LLAMA_FACTORY:
+        return emit_llama_factory(plan, out, err);
+    case GPUPLAN_ENGINE_TORCHTUNE:
+        return emit_torchtune(plan, out, err);
+    case GPUPLAN_ENGINE_TRL:
+        return emit_trl(plan, out, err);
+    case GPUPLAN_ENGINE_VLLM:
+        return emit_vllm(plan, out, err);
+    case GPUPLAN_ENGINE_SGLANG:
+        return emit_sglang(plan, out, err);
+    case GPUPLAN_ENGINE_K8S:
+        return emit_k8s(plan, out, err);
+    case GPUPLAN_ENGINE_SKYPILOT:
+        return emit_skypilot(plan, out, err);
     default:
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit", "unknown launcher %d",
-                                 (int)engine);
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--emit", "unknown kind %d", (int)engine);
     }
 }

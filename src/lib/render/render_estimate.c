@@ -295,8 +295,11 @@ static json_t *bytes_json(uint64_t v)
     return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
-static enum gpuplan_status
-render_json(const struct gpuplan_estimate *est, struct gpuplan_buf *out, struct gpuplan_error *err)
+static enum gpuplan_status render_json(const struct gpuplan_estimate *est,
+                                       const struct gpuplan_config *cfg,
+                                       bool check,
+                                       struct gpuplan_buf *out,
+                                       struct gpuplan_error *err)
 {
     const struct gpuplan_memory_report *r = &est->memory;
     const struct gpuplan_memory_estimate *e = &r->est;
@@ -322,6 +325,7 @@ render_json(const struct gpuplan_estimate *est, struct gpuplan_buf *out, struct 
     json_object_set_new(root, "model", json_string(est->model_id));
     json_object_set_new(root, "n_params", bytes_json(est->n_params));
     json_object_set_new(root, "job", job_json(&est->job));
+    json_object_set_new(root, "job_options", gpuplan_job_options_json(&est->job));
     json_object_set_new(root, "memory", memory);
     json_object_set_new(root, "n_gpus", json_integer(e->n_gpus));
     json_t *sugg = json_array();
@@ -339,6 +343,10 @@ render_json(const struct gpuplan_estimate *est, struct gpuplan_buf *out, struct 
         }
     }
     json_object_set_new(root, "suggestions", sugg);
+    if (cfg)
+        json_object_set_new(root, "config", gpuplan_config_json(cfg));
+    if (cfg && check)
+        json_object_set_new(root, "changes", gpuplan_check_changes_json(est, cfg));
     if (est->has_gpu && time_json(est, root, err) != GPUPLAN_OK) {
         json_decref(root);
         return GPUPLAN_ERR_NOMEM;
@@ -347,15 +355,29 @@ render_json(const struct gpuplan_estimate *est, struct gpuplan_buf *out, struct 
                               err);
 }
 
+enum gpuplan_status gpuplan_render_estimate_from(const struct gpuplan_estimate *estimate,
+                                                 const struct gpuplan_config *config,
+                                                 bool check,
+                                                 enum gpuplan_format format,
+                                                 struct gpuplan_buf *out,
+                                                 struct gpuplan_error *err)
+{
+    if (gpuplan_format_check(format, GPUPLAN_RENDER_ESTIMATE_FORMATS, err) != GPUPLAN_OK)
+        return GPUPLAN_ERR_USAGE;
+    if (format == GPUPLAN_FORMAT_JSON)
+        return render_json(estimate, config, check, out, err);
+    render_text(estimate, out);
+    if (config)
+        gpuplan_config_text(config, out);
+    if (config && check)
+        gpuplan_check_changes_text(estimate, config, out);
+    return gpuplan_buf_status(out, err);
+}
+
 enum gpuplan_status gpuplan_render_estimate(const struct gpuplan_estimate *estimate,
                                             enum gpuplan_format format,
                                             struct gpuplan_buf *out,
                                             struct gpuplan_error *err)
 {
-    if (gpuplan_format_check(format, GPUPLAN_RENDER_ESTIMATE_FORMATS, err) != GPUPLAN_OK)
-        return GPUPLAN_ERR_USAGE;
-    if (format == GPUPLAN_FORMAT_JSON)
-        return render_json(estimate, out, err);
-    render_text(estimate, out);
-    return gpuplan_buf_status(out, err);
+    return gpuplan_render_estimate_from(estimate, NULL, false, format, out, err);
 }

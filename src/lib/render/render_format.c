@@ -2,6 +2,7 @@
  * render_format.c - output format names, and the check every renderer makes
  * that it writes the format asked for (render.h).
  */
+#include "gpuplan/job.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,4 +71,20 @@ gpuplan_format_check(enum gpuplan_format format, unsigned allowed, struct gpupla
 double gpuplan_round_to(double v, double step)
 {
     return round(v / step) * step;
+}
+
+json_t *gpuplan_job_options_json(const struct gpuplan_job *j)
+{
+    json_t *o = json_object();
+    for (const struct gpuplan_option *opt = gpuplan_job_options; opt->name; opt++) {
+        char value[GPUPLAN_JOB_MAX_TEXT], key[64];
+        gpuplan_job_format(j, opt, value, sizeof value);
+        if (!value[0])
+            continue;
+        (void)snprintf(key, sizeof key, "%s", opt->name);
+        for (char *c = key; *c; c++)
+            *c = *c == '-' ? '_' : *c;
+        json_object_set_new(o, key, json_string(value));
+    }
+    return o;
 }

@@ -37,5 +37,26 @@ void render_plan_serving_header(const struct gpuplan_plan_result *r, struct gpup
 const char *render_plan_serving_table_head(void);
 void render_plan_serving_row(const struct gpuplan_plan *p, size_t rank, struct gpuplan_buf *out);
 void render_plan_serving_details(const struct gpuplan_plan *p, struct gpuplan_buf *out);
+#include <jansson.h>
+
+struct gpuplan_buf;
+struct gpuplan_config;
+struct gpuplan_estimate;
+
+struct gpuplan_job;
+/* Every job option as the text gpuplan_job_set reads back, keys with '_' (a plan's "job",
+ * an estimate's "job_options"): what `gpuplan emit` plans from (render_format.c). */
+json_t *gpuplan_job_options_json(const struct gpuplan_job *job);
+
+/* A config record as JSON: kind, stack, files, model, every note (render_config.c). */
+json_t *gpuplan_config_json(const struct gpuplan_config *cfg);
+/* Its unknown keys, defaults applied and inexpressible settings as text. */
+void gpuplan_config_text(const struct gpuplan_config *cfg, struct gpuplan_buf *out);
+/* `gpuplan check`: the estimate's suggestions in the file's vocabulary. */
+json_t *gpuplan_check_changes_json(const struct gpuplan_estimate *est,
+                                   const struct gpuplan_config *cfg);
+void gpuplan_check_changes_text(const struct gpuplan_estimate *est,
+                                const struct gpuplan_config *cfg,
+                                struct gpuplan_buf *out);
 
 #endif

@@ -9,6 +9,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,13 +116,19 @@ static json_t *plan_json(const struct gpuplan_plan *p)
     if (p->is_serving)
         json_object_set_new(o, "serving", render_plan_serving_json(&p->serving));
     json_object_set_new(o, "server", server_json(&p->server));
+    json_object_set_new(o, "model", json_string(p->model_id));
+    json_object_set_new(o, "model_family", json_string(p->model_family));
+    json_object_set_new(o, "hub_id", json_string(p->hub_id));
+    json_object_set_new(o, "job", gpuplan_job_options_json(j));
     json_object_set_new(o, "reasons", strings(p->reasons, p->n_reasons));
     json_object_set_new(o, "warnings", strings(p->warnings, p->n_warnings));
     return o;
 }
 
-static enum gpuplan_status
-render_json(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct gpuplan_error *err)
+static enum gpuplan_status render_json(const struct gpuplan_plan_result *r,
+                                       const struct gpuplan_config *cfg,
+                                       struct gpuplan_buf *out,
+                                       struct gpuplan_error *err)
 {
     json_t *root = json_object();
     if (!root)
@@ -171,6 +178,8 @@ render_json(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct
                             real_or_null(q->target_tpot_ms > 0, q->target_tpot_ms));
         json_object_set_new(root, "serving_targets", targets);
     }
+    if (cfg)
+        json_object_set_new(root, "config", gpuplan_config_json(cfg));
     return gpuplan_json_write(root, JSON_FLAGS, out, err);
 }
 
@@ -304,14 +313,28 @@ render_text(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct
     return gpuplan_buf_status(out, err);
 }
 
+enum gpuplan_status gpuplan_render_plan_from(const struct gpuplan_plan_result *result,
+                                             const struct gpuplan_config *config,
+                                             enum gpuplan_format format,
+                                             struct gpuplan_buf *out,
+                                             struct gpuplan_error *err)
+{
+    if (gpuplan_format_check(format, GPUPLAN_RENDER_PLAN_FORMATS, err) != GPUPLAN_OK)
+        return GPUPLAN_ERR_USAGE;
+    if (format == GPUPLAN_FORMAT_JSON)
+        return render_json(result, config, out, err);
+    const enum gpuplan_status st = render_text(result, out, err);
+    if (st == GPUPLAN_OK && config) {
+        gpuplan_config_text(config, out);
+        return gpuplan_buf_status(out, err);
+    }
+    return st;
+}
+
 enum gpuplan_status gpuplan_render_plan(const struct gpuplan_plan_result *result,
                                         enum gpuplan_format format,
                                         struct gpuplan_buf *out,
                                         struct gpuplan_error *err)
 {
-    if (gpuplan_format_check(format, GPUPLAN_RENDER_PLAN_FORMATS, err) != GPUPLAN_OK)
-        return GPUPLAN_ERR_USAGE;
-    if (format == GPUPLAN_FORMAT_JSON)
-        return render_json(result, out, err);
-    return render_text(result, out, err);
+    return gpuplan_render_plan_from(result, NULL, format, out, err);
 }

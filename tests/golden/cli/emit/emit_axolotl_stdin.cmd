@@ -1,0 +1,1 @@
+$GPUPLAN emit axolotl < tests/golden/data/plan-qlora-8b.json

@@ -1,0 +1,1 @@
+$GPUPLAN emit trl tests/golden/data/plan-qlora-8b.json

@@ -1,0 +1,1 @@
+$GPUPLAN emit megatron tests/golden/data/plan-qlora-8b.json
