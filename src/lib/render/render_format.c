@@ -1,6 +1,7 @@
 /*
  * render_format.c - output format names, and the check every renderer makes
- * that it writes the format asked for (render.h).
+ * that it writes the format asked for (render.h); the money format the
+ * renderers share (render_internal.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -70,4 +71,24 @@ gpuplan_format_check(enum gpuplan_format format, unsigned allowed, struct gpupla
 double gpuplan_round_to(double v, double step)
 {
     return round(v / step) * step;
+}
+
+void gpuplan_format_usd(char *dst, size_t size, double usd)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", fabs(round(usd)));
+    const size_t n = strlen(digits);
+    size_t j = 0;
+    if (size == 0)
+        return;
+    if (usd <= -0.5 && j + 1 < size)
+        dst[j++] = '-';
+    if (j + 1 < size)
+        dst[j++] = '$';
+    for (size_t i = 0; i < n && j + 1 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0 && j + 2 < size)
+            dst[j++] = ',';
+        dst[j++] = digits[i];
+    }
+    dst[j] = 0;
 }
