@@ -122,7 +122,7 @@ BENCH_SRC   := $(sort $(wildcard tests/bench/bench_*.c))
 BENCH_BIN   := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 WHITE_BOX   := $(UNIT_BIN) $(REPLAY_BIN) $(TOOL_PROGS) $(BENCH_BIN)
 $(BUILD)/gpuplan: $(CLI_OBJ) $(BUILD)/libgpuplan.a
-$(UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuplan.a tests/unit/test_common.h
+$(UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuplan.a $(wildcard tests/unit/*.h)
 $(REPLAY_BIN): $(BUILD)/fuzz/replay_%: tests/fuzz/targets/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libgpuplan.a
 $(TOOL_PROGS): $(BUILD)/tools/%: tools/%.c $(BUILD)/libgpuplan.a
 $(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput: tools/scoring.h
@@ -130,10 +130,12 @@ $(BENCH_BIN): $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libgpuplan.a
 $(WHITE_BOX): LINK_CPPFLAGS = $(INTERNAL)
 $(UNIT_BIN): LINK_CPPFLAGS = $(INTERNAL) -Itests/unit
 $(UNIT_BIN): LINK_LIBS = $(CMOCKA_LIBS)
-# test_cli checks the CLI's tables and --help: it links the front-ends' objects but main.o.
+# test_cli checks the CLI's tables and --help, test_pdf its PDF printer: they link the
+# front-ends' objects but main.o.
 CLI_TEST_OBJ := $(filter-out $(BUILD)/obj/cli/main.o,$(CLI_OBJ))
-$(BUILD)/tests/test_cli: $(CLI_TEST_OBJ)
-$(BUILD)/tests/test_cli: LINK_CPPFLAGS = $(INTERNAL) -Itests/unit -Isrc/cli $(FRONTEND)
+CLI_TESTS    := $(BUILD)/tests/test_cli $(BUILD)/tests/test_pdf
+$(CLI_TESTS): $(CLI_TEST_OBJ)
+$(CLI_TESTS): LINK_CPPFLAGS = $(INTERNAL) -Itests/unit -Isrc/cli $(FRONTEND)
 $(BUILD)/gpuplan $(WHITE_BOX):
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
@@ -205,8 +207,11 @@ fuzz:
 	@$(MAKE) --no-print-directory $(LIBFUZZ_BIN)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_NAMES)
 
-golden-update: $(BUILD)/gpuplan $(STUB_LIBS)
+# Also the charts' and the document's goldens (tests/golden/svg/), which their unit tests write.
+golden-update: $(BUILD)/gpuplan $(STUB_LIBS) $(BUILD)/tests/test_svg $(BUILD)/tests/test_doc
 	@GOLDEN_UPDATE=1 BUILD=$(BUILD) tests/golden/run.sh
+	@GOLDEN_UPDATE=1 $(BUILD)/tests/test_svg >/dev/null && GOLDEN_UPDATE=1 $(BUILD)/tests/test_doc >/dev/null \
+	    && echo "golden: tests/golden/svg/ (updated)"
 
 lint:
 	@scripts/lint.sh

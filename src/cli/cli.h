@@ -236,4 +236,36 @@ int cmd_help_man(int argc, char **argv);
 int cmd_help_md(int argc, char **argv);
 int cmd_complete(int argc, char **argv);
 
+/* ---- HTML to PDF through headless Chromium (pdf.c) ---- */
+
+/* Longest wait for Chromium to print a document (a large proposal takes 1 to 3 s). */
+#define CLI_PDF_TIMEOUT_S 120.0
+
+struct cli_pdf_options {
+    const char *chromium; /* the program; NULL: "chromium" in PATH, then /usr/bin/chromium */
+    double timeout_s;     /* 0: CLI_PDF_TIMEOUT_S */
+    const char *tmp_dir;  /* where the private directory goes; NULL: $TMPDIR, else /tmp */
+};
+
+/*
+ * Print `len` bytes of HTML (a self-contained document: doc_internal.h's) to
+ * a PDF at `out_path`, through Debian's headless Chromium: the document and a
+ * throwaway profile in a private temporary directory, removed afterwards;
+ * the output checked to start with "%PDF-" before it is written. The
+ * program is GPUPLAN_CHROMIUM when set, else found as cli_pdf_options says.
+ * Errors: GPUPLAN_ERR_NOT_FOUND (no Chromium: the hint says how to install
+ * it), GPUPLAN_ERR_IO (it failed, timed out or wrote no PDF: its last log
+ * line in the hint; or a file could not be written), GPUPLAN_ERR_USAGE (no
+ * out_path). Not thread-safe with other children of the process (it waits
+ * for its own pid only, but kills Chromium's whole process group).
+ */
+enum gpuplan_status
+cli_html_to_pdf(const char *html, size_t len, const char *out_path, struct gpuplan_error *err);
+/* The same with explicit options (tests; `opt` may be NULL). */
+enum gpuplan_status cli_html_to_pdf_with(const struct cli_pdf_options *opt,
+                                         const char *html,
+                                         size_t len,
+                                         const char *out_path,
+                                         struct gpuplan_error *err);
+
 #endif

@@ -1,6 +1,7 @@
 /*
  * render_format.c - output format names, and the check every renderer makes
- * that it writes the format asked for (render.h).
+ * that it writes the format asked for (render.h); the money format the
+ * renderers share (render_internal.h).
  */
 #include "gpuplan/job.h"
 #include <math.h>
@@ -87,4 +88,24 @@ json_t *gpuplan_job_options_json(const struct gpuplan_job *j)
         json_object_set_new(o, key, json_string(value));
     }
     return o;
+}
+
+void gpuplan_format_usd(char *dst, size_t size, double usd)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", fabs(round(usd)));
+    const size_t n = strlen(digits);
+    size_t j = 0;
+    if (size == 0)
+        return;
+    if (usd <= -0.5 && j + 1 < size)
+        dst[j++] = '-';
+    if (j + 1 < size)
+        dst[j++] = '$';
+    for (size_t i = 0; i < n && j + 1 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0 && j + 2 < size)
+            dst[j++] = ',';
+        dst[j++] = digits[i];
+    }
+    dst[j] = 0;
 }

@@ -17,6 +17,9 @@ struct json_t;
 /* `v` rounded to the nearest multiple of `step` (> 0): what a renderer shows, e.g. 0.01 h. */
 double gpuplan_round_to(double v, double step);
 
+/* "$1,234,567": whole dollars, locale-independent, "-$12" below zero (tco, the proposal). */
+void gpuplan_format_usd(char *dst, size_t size, double usd);
+
 /* ---- serving (render_serving.c) ---- */
 
 /* An infer estimate's job and engine lines. */

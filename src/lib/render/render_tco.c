@@ -1,6 +1,6 @@
 /*
  * render_tco.c - `gpuplan tco` output (text with a character chart, JSON,
- * HTML with an inline SVG chart).
+ * HTML with the cumulative cost chart of svg_chart.c).
  *
  * Numbers are rounded here only: money to cents, hours and months to 0.01,
  * rates to 4 significant figures in JSON (JSON_REAL_PRECISION). Not here:
@@ -15,6 +15,7 @@
 #include "gpuplan/render.h"
 #include "gpuplan/units.h"
 #include "render/render_internal.h"
+#include "render/svg_internal.h"
 #include "util/json_internal.h"
 
 #include "util/i18n_internal.h"
@@ -23,28 +24,6 @@
 
 #define CHART_ROWS 12
 #define CHART_COLS 60
-#define SVG_W      640
-#define SVG_H      320
-#define SVG_PAD    48
-
-/* "$1,234,567" (whole dollars, locale-independent). */
-static void format_usd(char *dst, size_t size, double usd)
-{
-    char digits[32];
-    snprintf(digits, sizeof digits, "%.0f", fabs(round(usd)));
-    const size_t n = strlen(digits);
-    size_t j = 0;
-    if (usd < 0 && j + 1 < size)
-        dst[j++] = '-';
-    if (j + 1 < size)
-        dst[j++] = '$';
-    for (size_t i = 0; i < n && j + 1 < size; i++) {
-        if (i > 0 && (n - i) % 3 == 0 && j + 1 < size)
-            dst[j++] = ',';
-        dst[j++] = digits[i];
-    }
-    dst[j] = 0;
-}
 
 static void text_inputs(const struct gpuplan_cost_inputs *in, struct gpuplan_buf *out)
 {
@@ -85,7 +64,7 @@ static void text_chart(const struct gpuplan_tco *tco, struct gpuplan_buf *out)
     for (int r = 0; r < CHART_ROWS; r++) {
         label[0] = 0;
         if (r == 0 || r == CHART_ROWS - 1)
-            format_usd(label, sizeof label, top * (CHART_ROWS - 1 - r) / (CHART_ROWS - 1));
+            gpuplan_format_usd(label, sizeof label, top * (CHART_ROWS - 1 - r) / (CHART_ROWS - 1));
         gpuplan_buf_printf(out, "%12s |%s\n", label, grid[r]);
     }
     gpuplan_buf_printf(out, "%12s +", "");
@@ -104,21 +83,21 @@ static void render_text(const struct gpuplan_cost_inputs *in,
         in->n_gpus, in->gpu_id, in->n_servers, in->n_servers == 1 ? "" : "s",
         in->v[GPUPLAN_COST_HOURS_PER_DAY].value, in->v[GPUPLAN_COST_YEARS].value);
     text_inputs(in, out);
-    format_usd(a, sizeof a, tco->capex_usd);
+    gpuplan_format_usd(a, sizeof a, tco->capex_usd);
     gpuplan_buf_printf(out, GPUPLAN_TR("\ncapex                 %14s\n"), a);
     gpuplan_buf_printf(out, GPUPLAN_TR("power in use / idle   %11.2f kW / %.2f kW (incl. PUE)\n"),
                        tco->power_in_use_kw, tco->power_idle_kw);
     gpuplan_buf_puts(out, GPUPLAN_TR("\nper month             own           cloud\n"));
-    format_usd(a, sizeof a, tco->monthly_own_usd);
-    format_usd(b, sizeof b, tco->monthly_cloud_usd);
+    gpuplan_format_usd(a, sizeof a, tco->monthly_own_usd);
+    gpuplan_format_usd(b, sizeof b, tco->monthly_cloud_usd);
     gpuplan_buf_printf(out, GPUPLAN_TR("  total          %12s    %12s\n"), a, b);
-    format_usd(a, sizeof a, tco->monthly_depreciation_usd);
+    gpuplan_format_usd(a, sizeof a, tco->monthly_depreciation_usd);
     gpuplan_buf_printf(out, GPUPLAN_TR("  depreciation   %12s\n"), a);
-    format_usd(a, sizeof a, tco->monthly_energy_usd);
+    gpuplan_format_usd(a, sizeof a, tco->monthly_energy_usd);
     gpuplan_buf_printf(out, GPUPLAN_TR("  energy         %12s\n"), a);
-    format_usd(a, sizeof a, tco->monthly_maintenance_usd);
+    gpuplan_format_usd(a, sizeof a, tco->monthly_maintenance_usd);
     gpuplan_buf_printf(out, GPUPLAN_TR("  maintenance    %12s\n"), a);
-    format_usd(a, sizeof a, tco->monthly_colocation_usd);
+    gpuplan_format_usd(a, sizeof a, tco->monthly_colocation_usd);
     gpuplan_buf_printf(out, GPUPLAN_TR("  colocation     %12s\n"), a);
     gpuplan_buf_printf(out, GPUPLAN_TR("  per used GPU-hour  $%.2f own vs $%.2f cloud\n\n"),
                        tco->own_per_used_gpu_hour_usd, in->v[GPUPLAN_COST_CLOUD_PRICE].value);
@@ -215,26 +194,11 @@ static json_t *tco_json(const struct gpuplan_cost_inputs *in, const struct gpupl
     return root;
 }
 
-static void svg_polyline(struct gpuplan_buf *out,
-                         const double *series,
-                         uint32_t n,
-                         double top,
-                         const char *colour)
-{
-    gpuplan_buf_printf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-                       colour);
-    const double w = SVG_W - 2 * SVG_PAD, h = SVG_H - 2 * SVG_PAD;
-    for (uint32_t m = 0; m < n; m++) {
-        const double x = SVG_PAD + w * m / (n > 1 ? n - 1 : 1);
-        const double y = SVG_H - SVG_PAD - h * series[m] / top;
-        gpuplan_buf_printf(out, "%s%.1f,%.1f", m ? " " : "", x, y);
-    }
-    gpuplan_buf_puts(out, "\"/>\n");
-}
-
-static void render_html(const struct gpuplan_cost_inputs *in,
-                        const struct gpuplan_tco *tco,
-                        struct gpuplan_buf *out)
+/* The tables, then the chart (svg_internal.h: the same picture the proposal shows). */
+static enum gpuplan_status render_html(const struct gpuplan_cost_inputs *in,
+                                       const struct gpuplan_tco *tco,
+                                       struct gpuplan_buf *out,
+                                       struct gpuplan_error *err)
 {
     char a[32], b[32];
     gpuplan_buf_puts(out, "<section class=\"gpuplan-tco\">\n<h2>Own vs rent: ");
@@ -252,10 +216,10 @@ static void render_html(const struct gpuplan_cost_inputs *in,
         gpuplan_buf_puts(out, "</td></tr>\n");
     }
     gpuplan_buf_puts(out, "</table>\n<table>\n");
-    format_usd(a, sizeof a, tco->capex_usd);
+    gpuplan_format_usd(a, sizeof a, tco->capex_usd);
     gpuplan_buf_printf(out, "<tr><th>capex</th><td>%s</td></tr>\n", a);
-    format_usd(a, sizeof a, tco->monthly_own_usd);
-    format_usd(b, sizeof b, tco->monthly_cloud_usd);
+    gpuplan_format_usd(a, sizeof a, tco->monthly_own_usd);
+    gpuplan_format_usd(b, sizeof b, tco->monthly_cloud_usd);
     gpuplan_buf_printf(out, "<tr><th>per month, own</th><td>%s</td></tr>\n", a);
     gpuplan_buf_printf(out, "<tr><th>per month, cloud</th><td>%s</td></tr>\n", b);
     if (tco->has_break_even_months)
@@ -274,32 +238,33 @@ static void render_html(const struct gpuplan_cost_inputs *in,
     double top = 0;
     for (uint32_t m = 0; m < tco->n_points; m++)
         top = fmax(top, fmax(tco->cumulative_own_usd[m], tco->cumulative_cloud_usd[m]));
+    enum gpuplan_status st = GPUPLAN_OK;
     if (tco->n_points >= 2 && top > 0) {
-        gpuplan_buf_printf(out,
-                           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                           "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"cumulative cost\">\n",
-                           SVG_W, SVG_H, SVG_W, SVG_H);
-        gpuplan_buf_printf(out,
-                           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n"
-                           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
-                           SVG_PAD, SVG_H - SVG_PAD, SVG_W - SVG_PAD, SVG_H - SVG_PAD, SVG_PAD,
-                           SVG_PAD, SVG_PAD, SVG_H - SVG_PAD);
-        svg_polyline(out, tco->cumulative_own_usd, tco->n_points, top, "#1f77b4");
-        svg_polyline(out, tco->cumulative_cloud_usd, tco->n_points, top, "#d62728");
-        format_usd(a, sizeof a, top);
-        gpuplan_buf_printf(
-            out,
-            "<text x=\"4\" y=\"%d\" font-size=\"12\">%s</text>\n"
-            "<text x=\"%d\" y=\"%d\" font-size=\"12\">0</text>\n"
-            "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">%u "
-            "months</text>\n"
-            "<text x=\"%d\" y=\"20\" font-size=\"12\" fill=\"#1f77b4\">own</text>\n"
-            "<text x=\"%d\" y=\"36\" font-size=\"12\" fill=\"#d62728\">cloud</text>\n",
-            SVG_PAD - 8, a, SVG_PAD, SVG_H - SVG_PAD + 16, SVG_W - SVG_PAD, SVG_H - SVG_PAD + 16,
-            tco->n_points - 1, SVG_W - SVG_PAD - 60, SVG_W - SVG_PAD - 60);
-        gpuplan_buf_puts(out, "</svg>\n");
+        const uint32_t n =
+            tco->n_points < GPUPLAN_TCO_MAX_MONTHS + 1 ? tco->n_points : GPUPLAN_TCO_MAX_MONTHS + 1;
+        const struct gpuplan_svg_line lines[] = {
+            { "own", tco->cumulative_own_usd, n },
+            { "cloud", tco->cumulative_cloud_usd, n },
+        };
+        const struct gpuplan_svg_cost_chart chart = {
+            .common = { .id = "tco-chart",
+                        .title = "Cumulative cost: own vs cloud",
+                        .desc = "Cumulative cost of owning the servers and of renting the same "
+                                "GPUs in the cloud, month by month." },
+            .x = { .unit = "months", .from_zero = true, .is_tight = true },
+            .y = { .label = "cumulative cost", .unit = "USD", .from_zero = true },
+            .x_start = 0,
+            .x_step = 1,
+            .lines = lines,
+            .n_lines = 2,
+            .has_break_even = tco->has_break_even_months,
+            .break_even_x = tco->break_even_months,
+            .break_even_label = "break-even",
+        };
+        st = gpuplan_svg_cost(&chart, out, err);
     }
     gpuplan_buf_puts(out, "</section>\n");
+    return st;
 }
 
 enum gpuplan_status gpuplan_render_tco(const struct gpuplan_cost_inputs *in,
@@ -313,7 +278,9 @@ enum gpuplan_status gpuplan_render_tco(const struct gpuplan_cost_inputs *in,
     if (format == GPUPLAN_FORMAT_JSON) {
         return gpuplan_json_write(tco_json(in, tco), JSON_FLAGS, out, err);
     } else if (format == GPUPLAN_FORMAT_HTML) {
-        render_html(in, tco, out);
+        const enum gpuplan_status st = render_html(in, tco, out, err);
+        if (st != GPUPLAN_OK)
+            return st;
     } else {
         render_text(in, tco, out);
     }
