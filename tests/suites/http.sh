@@ -115,7 +115,14 @@ if grep -q 'warning' "$tmp/log"; then bad "loopback bind warns"; else ok "loopba
 # A second server on the same port must fail, not share it.
 "$GPUPLAN" serve --listen "127.0.0.1:$port" >"$tmp/out2" 2>&1 &
 second=$!
-sleep 0.5
+# It must exit on its own; under a sanitizer on a loaded machine start-up takes a
+# while, so wait up to 10 s for the exit, and count it as started only when it
+# says it listens or outlives the wait.
+for _ in $(seq 100); do
+    kill -0 "$second" 2>/dev/null || break
+    grep -q 'listening on' "$tmp/out2" && break
+    sleep 0.1
+done
 if kill -0 "$second" 2>/dev/null; then
     kill -TERM "$second"
     wait "$second"
