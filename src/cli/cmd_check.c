@@ -28,7 +28,7 @@ static const struct gpuplan_option check_options[] = {
       .help = N_("the model (catalog id, Hub id or path) when the file names none or another"),
       .default_doc = N_("(the file's)"),
       .flags = GPUPLAN_OPTION_CLI_ONLY },
-    CLI_FORMAT_OPTION(GPUPLAN_RENDER_ESTIMATE_FORMATS),
+    CLI_FORMAT_OPTION(GPUPLAN_RENDER_CHECK_FORMATS),
     CLI_CATALOG_OPTION,
     { .name = NULL },
 };

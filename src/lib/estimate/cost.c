@@ -50,22 +50,24 @@ static const struct {
     const char *key;
     double min, max;
 } input_table[GPUPLAN_COST_INPUT_COUNT] = {
-    [GPUPLAN_COST_GPU_PRICE] = { "USD/GPU", "gpu_price_usd", 0, 1e7 },
-    [GPUPLAN_COST_PLATFORM_PRICE] = { "USD/server", "platform_price_usd", 0, 1e8 },
-    [GPUPLAN_COST_RAM_PRICE] = { "USD/server", "ram_price_usd", 0, 1e7 },
-    [GPUPLAN_COST_NVME_PRICE] = { "USD/server", "nvme_price_usd", 0, 1e7 },
-    [GPUPLAN_COST_NETWORK_PRICE] = { "USD/server", "network_price_usd", 0, 1e8 },
-    [GPUPLAN_COST_GPU_TDP] = { "W/GPU", "gpu_tdp_w", 0, 1e5 },
-    [GPUPLAN_COST_GPU_LOAD] = { "fraction of TDP", "gpu_load", 0, 1.5 },
-    [GPUPLAN_COST_PLATFORM_POWER] = { "W/server", "platform_power_w", 0, 1e6 },
-    [GPUPLAN_COST_IDLE_POWER] = { "W/server", "idle_power_w", 0, 1e6 },
-    [GPUPLAN_COST_PUE] = { "ratio", "pue", 1, 5 },
-    [GPUPLAN_COST_POWER_PRICE] = { "USD/kWh", "power_price_usd_per_kwh", 0, 10 },
-    [GPUPLAN_COST_MAINTENANCE] = { "fraction of capex/year", "maintenance_per_year", 0, 1 },
-    [GPUPLAN_COST_COLOCATION] = { "USD/server/year", "colocation_usd_per_year", 0, 1e7 },
-    [GPUPLAN_COST_YEARS] = { "years", "years", 1, GPUPLAN_TCO_MAX_YEARS },
-    [GPUPLAN_COST_HOURS_PER_DAY] = { "h/day", "hours_per_day", 0, 24 },
-    [GPUPLAN_COST_CLOUD_PRICE] = { "USD/GPU-hour", "cloud_usd_per_gpu_hour", 0, 1e4 },
+    [GPUPLAN_COST_GPU_PRICE] = { GPUPLAN_N_("USD/GPU"), "gpu_price_usd", 0, 1e7 },
+    [GPUPLAN_COST_PLATFORM_PRICE] = { GPUPLAN_N_("USD/server"), "platform_price_usd", 0, 1e8 },
+    [GPUPLAN_COST_RAM_PRICE] = { GPUPLAN_N_("USD/server"), "ram_price_usd", 0, 1e7 },
+    [GPUPLAN_COST_NVME_PRICE] = { GPUPLAN_N_("USD/server"), "nvme_price_usd", 0, 1e7 },
+    [GPUPLAN_COST_NETWORK_PRICE] = { GPUPLAN_N_("USD/server"), "network_price_usd", 0, 1e8 },
+    [GPUPLAN_COST_GPU_TDP] = { GPUPLAN_N_("W/GPU"), "gpu_tdp_w", 0, 1e5 },
+    [GPUPLAN_COST_GPU_LOAD] = { GPUPLAN_N_("fraction of TDP"), "gpu_load", 0, 1.5 },
+    [GPUPLAN_COST_PLATFORM_POWER] = { GPUPLAN_N_("W/server"), "platform_power_w", 0, 1e6 },
+    [GPUPLAN_COST_IDLE_POWER] = { GPUPLAN_N_("W/server"), "idle_power_w", 0, 1e6 },
+    [GPUPLAN_COST_PUE] = { GPUPLAN_N_("ratio"), "pue", 1, 5 },
+    [GPUPLAN_COST_POWER_PRICE] = { GPUPLAN_N_("USD/kWh"), "power_price_usd_per_kwh", 0, 10 },
+    [GPUPLAN_COST_MAINTENANCE] = { GPUPLAN_N_("fraction of capex/year"), "maintenance_per_year", 0,
+                                   1 },
+    [GPUPLAN_COST_COLOCATION] = { GPUPLAN_N_("USD/server/year"), "colocation_usd_per_year", 0,
+                                  1e7 },
+    [GPUPLAN_COST_YEARS] = { GPUPLAN_N_("years"), "years", 1, GPUPLAN_TCO_MAX_YEARS },
+    [GPUPLAN_COST_HOURS_PER_DAY] = { GPUPLAN_N_("h/day"), "hours_per_day", 0, 24 },
+    [GPUPLAN_COST_CLOUD_PRICE] = { GPUPLAN_N_("USD/GPU-hour"), "cloud_usd_per_gpu_hour", 0, 1e4 },
 };
 
 /* The text of a number macro, for the defaults --help shows (STR(ASSUME_PUE) is "1.4"). */
@@ -178,12 +180,12 @@ const char *gpuplan_cost_origin_name(enum gpuplan_cost_origin origin)
 {
     switch (origin) {
     case GPUPLAN_COST_FROM_CATALOG:
-        return "catalog";
+        return GPUPLAN_N_("catalog");
     case GPUPLAN_COST_FROM_USER:
-        return "user";
+        return GPUPLAN_N_("user");
     case GPUPLAN_COST_FROM_ASSUMPTION:
     default:
-        return "assumption";
+        return GPUPLAN_N_("assumption");
     }
 }
 

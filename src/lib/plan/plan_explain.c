@@ -55,13 +55,13 @@ void gpuplan_plan_compat_warnings(const struct search *s, struct gpuplan_plan *p
             WARNING(
                 p,
                 "FlashAttention 2 needs compute capability 8.0+; %s is %.1f: sdpa/eager attention, "
-                "more activation memory (S13)",
+                "more activation memory",
                 gpu->id, cc);
         if (cc >= 10.0)
-            WARNING(p, "Blackwell (CC %.1f): CUDA 12.8+ and a PyTorch build for sm_%d0 (S13)", cc,
+            WARNING(p, "Blackwell (CC %.1f): CUDA 12.8+ and a PyTorch build for sm_%d0", cc,
                     (int)cc);
         else if (cc >= 9.0)
-            WARNING(p, "Hopper: CUDA 12.4+ for the FP8/BF16 kernels (S13)");
+            WARNING(p, "Hopper: CUDA 12.4+ for the FP8/BF16 kernels");
     }
     const bool fp8 =
         job->method != GPUPLAN_METHOD_INFER && job->precision == GPUPLAN_PRECISION_FP8_MIXED;
@@ -351,12 +351,12 @@ static void prototype_note(const struct search *s, struct gpuplan_plan_result *o
     const char *method = gpuplan_method_name((enum gpuplan_method)s->best_single.method);
     if (s->req->job.tokens)
         NOTE(out,
-             "S14: a single %s also does it (%s, %.1f h): enough for a prototype before "
+             "a single %s also does it (%s, %.1f h): enough for a prototype before "
              "buying a cluster",
              l->gpu->id, method, s->best_single.time_key);
     else
         NOTE(out,
-             "S14: a single %s also does it (%s, %.0f tokens/s): enough for a prototype "
+             "a single %s also does it (%s, %.0f tokens/s): enough for a prototype "
              "before buying a cluster",
              l->gpu->id, method, s->best_single.tokens_per_s);
 }

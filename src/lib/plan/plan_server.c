@@ -167,9 +167,12 @@ void gpuplan_plan_server_spec(const struct search *s,
     if (pl && pl->ram_max_bytes && sv->ram_bytes > pl->ram_max_bytes) {
         /* the need itself fits (checked in the search); the rounding or the floor does not */
         if (h.ram_bytes <= floor_bytes)
-            WARNING(p, "RAM: the S11 floor of %.0f GiB is above what '%s' holds: %.0f GiB",
-                    floor_bytes / (double)GPUPLAN_BYTES_PER_GIB, pl->id,
-                    gpuplan_gib_from_bytes(pl->ram_max_bytes));
+            WARNING(
+                p,
+                "RAM: the fine-tuning floor of %.0f GiB (256 GiB, 512 GiB from 30B parameters) is "
+                "above what '%s' holds: %.0f GiB",
+                floor_bytes / (double)GPUPLAN_BYTES_PER_GIB, pl->id,
+                gpuplan_gib_from_bytes(pl->ram_max_bytes));
         sv->ram_bytes = pl->ram_max_bytes;
     }
 
@@ -202,6 +205,6 @@ void gpuplan_plan_server_spec(const struct search *s,
     const uint32_t in_rack = p->nodes < per_rack ? p->nodes : per_rack;
     sv->rack_power_w = sv->power_w * in_rack;
     if (sv->rack_power_w >= RACK_KW_LIQUID * GPUPLAN_W_PER_KW)
-        WARNING(p, "power: %.1f kW in one rack; seed S12: 40+ kW racks need liquid cooling",
+        WARNING(p, "power: %.1f kW in one rack; racks above 40 kW need liquid cooling",
                 sv->rack_power_w / GPUPLAN_W_PER_KW);
 }

@@ -10,6 +10,7 @@
  */
 #include "gpuplan/catalog.h"
 #include "gpuplan/render.h"
+#include "render/render_internal.h"
 #include "util/json_internal.h"
 
 #include <jansson.h>
@@ -28,6 +29,9 @@
 #define JSON_FLAGS         (JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII)
 
 /* ---- a table of strings ---------------------------------------------------- */
+
+/* The widest listing (gpus) has 13 columns; room to spare. */
+#define CSV_MAX_COLS 64
 
 struct table {
     size_t n_cols;
@@ -109,21 +113,12 @@ static void emit_text(const struct table *t, struct gpuplan_buf *out)
 
 static void emit_csv(const struct table *t, struct gpuplan_buf *out)
 {
+    const char *row[CSV_MAX_COLS];
+    const size_t n = t->n_cols < CSV_MAX_COLS ? t->n_cols : CSV_MAX_COLS;
     for (size_t r = 0; r < t->n_rows; r++) {
-        for (size_t c = 0; c < t->n_cols; c++) {
-            const char *text = t->cells[r * t->n_cols + c];
-            if (c)
-                gpuplan_buf_puts(out, ",");
-            if (strpbrk(text, ",\"\n") == NULL) {
-                gpuplan_buf_puts(out, text);
-                continue;
-            }
-            gpuplan_buf_puts(out, "\"");
-            for (const char *p = text; *p; p++)
-                gpuplan_buf_puts(out, *p == '"' ? "\"\"" : (char[]){ *p, '\0' });
-            gpuplan_buf_puts(out, "\"");
-        }
-        gpuplan_buf_puts(out, "\r\n");
+        for (size_t c = 0; c < n; c++)
+            row[c] = t->cells[r * t->n_cols + c];
+        gpuplan_csv_row(out, row, n);
     }
 }
 

@@ -8,6 +8,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,6 +250,10 @@ static void render_text(const struct gpuplan_estimate *est, struct gpuplan_buf *
                                    (double)GPUPLAN_BYTES_PER_GIB,
                                r->suggestions[i].fits ? GPUPLAN_TR(" (fits)") : "");
     }
+    const bool timed = est->is_serving ? est->serving.has_time : est->has_throughput;
+    if (!e->fits && timed)
+        gpuplan_buf_puts(out, GPUPLAN_TR("\nif it fitted (it does not; what it would do with "
+                                         "the memory, not a run):\n"));
     if (est->is_serving)
         render_serving_time_text(est, out);
     else
@@ -347,12 +352,52 @@ static enum gpuplan_status render_json(const struct gpuplan_estimate *est,
         json_object_set_new(root, "config", gpuplan_config_json(cfg));
     if (cfg && check)
         json_object_set_new(root, "changes", gpuplan_check_changes_json(est, cfg));
-    if (est->has_gpu && time_json(est, root, err) != GPUPLAN_OK) {
+    /* A job that does not fit does not run: its throughput, time and cost go
+     * under "if_fitted", never beside the verdict as if they were the run's. */
+    json_t *timed = root;
+    if (est->has_gpu && !e->fits) {
+        timed = json_object();
+        json_object_set_new(root, "if_fitted", timed);
+    }
+    if (est->has_gpu && time_json(est, timed, err) != GPUPLAN_OK) {
         json_decref(root);
         return GPUPLAN_ERR_NOMEM;
     }
     return gpuplan_json_write(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12), out,
                               err);
+}
+
+/*
+ * The memory breakdown as one RFC 4180 table (scope,item,bytes,gib): the
+ * eleven per-GPU rows, the host RAM per node and, with a GPU, its usable
+ * bytes and the headroom (negative: short by). Figures only: the verdict and
+ * the suggestions are the text and JSON reports'.
+ */
+static void render_csv(const struct gpuplan_estimate *est, struct gpuplan_buf *out)
+{
+    const struct gpuplan_memory_estimate *e = &est->memory.est;
+    static const char *const head[] = { "scope", "item", "bytes", "gib" };
+    gpuplan_csv_row(out, head, 4);
+    struct row rows[11];
+    rows_of(&e->per_gpu, rows);
+    char bytes[32], gib[32];
+    for (size_t i = 0; i < 11; i++) {
+        snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)rows[i].bytes);
+        snprintf(gib, sizeof gib, "%.2f", gpuplan_gib_from_bytes(rows[i].bytes));
+        const char *const cells[] = { "per_gpu", rows[i].name, bytes, gib };
+        gpuplan_csv_row(out, cells, 4);
+    }
+    snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)e->host_ram_bytes);
+    snprintf(gib, sizeof gib, "%.2f", gpuplan_gib_from_bytes(e->host_ram_bytes));
+    gpuplan_csv_row(out, (const char *const[]){ "host", "ram", bytes, gib }, 4);
+    if (!est->has_gpu)
+        return;
+    snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)e->gpu_usable_bytes);
+    snprintf(gib, sizeof gib, "%.2f", gpuplan_gib_from_bytes(e->gpu_usable_bytes));
+    gpuplan_csv_row(out, (const char *const[]){ "gpu", "usable", bytes, gib }, 4);
+    snprintf(bytes, sizeof bytes, "%lld", (long long)e->headroom_bytes);
+    snprintf(gib, sizeof gib, "%.2f", (double)e->headroom_bytes / (double)GPUPLAN_BYTES_PER_GIB);
+    gpuplan_csv_row(out, (const char *const[]){ "gpu", "headroom", bytes, gib }, 4);
 }
 
 enum gpuplan_status gpuplan_render_estimate_from(const struct gpuplan_estimate *estimate,
@@ -362,10 +407,16 @@ enum gpuplan_status gpuplan_render_estimate_from(const struct gpuplan_estimate *
                                                  struct gpuplan_buf *out,
                                                  struct gpuplan_error *err)
 {
-    if (gpuplan_format_check(format, GPUPLAN_RENDER_ESTIMATE_FORMATS, err) != GPUPLAN_OK)
+    if (gpuplan_format_check(format,
+                             check ? GPUPLAN_RENDER_CHECK_FORMATS : GPUPLAN_RENDER_ESTIMATE_FORMATS,
+                             err) != GPUPLAN_OK)
         return GPUPLAN_ERR_USAGE;
     if (format == GPUPLAN_FORMAT_JSON)
         return render_json(estimate, config, check, out, err);
+    if (format == GPUPLAN_FORMAT_CSV) {
+        render_csv(estimate, out);
+        return gpuplan_buf_status(out, err);
+    }
     render_text(estimate, out);
     if (config)
         gpuplan_config_text(config, out);

@@ -109,3 +109,21 @@ void gpuplan_format_usd(char *dst, size_t size, double usd)
     }
     dst[j] = 0;
 }
+
+void gpuplan_csv_row(struct gpuplan_buf *out, const char *const *cells, size_t n)
+{
+    for (size_t c = 0; c < n; c++) {
+        const char *text = cells[c] ? cells[c] : "";
+        if (c)
+            gpuplan_buf_puts(out, ",");
+        if (strpbrk(text, ",\"\r\n") == NULL) {
+            gpuplan_buf_puts(out, text);
+            continue;
+        }
+        gpuplan_buf_puts(out, "\"");
+        for (const char *q = text; *q; q++)
+            gpuplan_buf_puts(out, *q == '"' ? "\"\"" : (char[]){ *q, '\0' });
+        gpuplan_buf_puts(out, "\"");
+    }
+    gpuplan_buf_puts(out, "\r\n");
+}

@@ -20,6 +20,10 @@ double gpuplan_round_to(double v, double step);
 /* "$1,234,567": whole dollars, locale-independent, "-$12" below zero (tco, the proposal). */
 void gpuplan_format_usd(char *dst, size_t size, double usd);
 
+/* One RFC 4180 record: the cells joined by commas, quoted where they hold a comma, a quote or a
+ * line break (quotes doubled), then CRLF (render_format.c). NULL cells are empty. */
+void gpuplan_csv_row(struct gpuplan_buf *out, const char *const *cells, size_t n);
+
 /* ---- serving (render_serving.c) ---- */
 
 /* An infer estimate's job and engine lines. */

@@ -313,6 +313,80 @@ render_text(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct
     return gpuplan_buf_status(out, err);
 }
 
+/* ---- CSV: every listed plan, one RFC 4180 row each ---------------------- */
+
+static const char *const csv_head[] = {
+    "list",        "rank",         "gpu",         "nodes",     "gpus_per_node",
+    "method",      "precision",    "sharding",    "tp",        "pp",
+    "ep",          "replicas",     "micro_batch", "grad_ckpt", "offload",
+    "gib_per_gpu", "tokens_per_s", "time_hours",  "ttft_ms",   "tpot_ms",
+    "cloud_usd",   "usd_per_hour", "capex_usd",   "own_usd",   "platform",
+    "servers",
+};
+#define CSV_COLS (sizeof csv_head / sizeof csv_head[0])
+
+/* `v` with `decimals` when known, else the empty cell (CSV's unknown, JSON's null). */
+static void csv_num(char *dst, size_t size, bool known, int decimals, double v)
+{
+    if (known && isfinite(v))
+        snprintf(dst, size, "%.*f", decimals, v);
+    else
+        dst[0] = '\0';
+}
+
+static void
+csv_plan(const char *list, const struct gpuplan_plan *p, size_t rank, struct gpuplan_buf *out)
+{
+    const struct gpuplan_job *j = &p->job;
+    const struct gpuplan_plan_serving *sv = &p->serving;
+    char c[CSV_COLS][64];
+    snprintf(c[0], sizeof c[0], "%s", list);
+    snprintf(c[1], sizeof c[1], "%zu", rank);
+    snprintf(c[2], sizeof c[2], "%s", p->gpu ? p->gpu->id : "");
+    snprintf(c[3], sizeof c[3], "%u", p->nodes);
+    snprintf(c[4], sizeof c[4], "%u", p->gpus_per_node);
+    snprintf(c[5], sizeof c[5], "%s", gpuplan_method_name(j->method));
+    snprintf(c[6], sizeof c[6], "%s", gpuplan_precision_name(j->precision));
+    snprintf(c[7], sizeof c[7], "%s", gpuplan_sharding_name(j->sharding));
+    snprintf(c[8], sizeof c[8], "%u", p->is_serving ? sv->tp : j->tp);
+    snprintf(c[9], sizeof c[9], "%u", p->is_serving ? sv->pp : j->pp);
+    snprintf(c[10], sizeof c[10], "%u", p->is_serving ? sv->ep : j->ep);
+    snprintf(c[11], sizeof c[11], "%u", p->is_serving ? sv->replicas : 1u);
+    snprintf(c[12], sizeof c[12], "%llu", (unsigned long long)j->micro_batch);
+    snprintf(c[13], sizeof c[13], "%s", gpuplan_grad_ckpt_name(j->grad_ckpt));
+    snprintf(c[14], sizeof c[14], "%s", gpuplan_offload_name(j->offload));
+    csv_num(c[15], sizeof c[15], true, 2, gpuplan_gib_from_bytes(p->memory_per_gpu_bytes));
+    csv_num(c[16], sizeof c[16], true, 1, p->tokens_per_s);
+    csv_num(c[17], sizeof c[17], p->has_time, 2, p->time_hours);
+    csv_num(c[18], sizeof c[18], p->is_serving, 1, sv->ttft_s * 1e3);
+    csv_num(c[19], sizeof c[19], p->is_serving, 2, sv->tpot_s * 1e3);
+    csv_num(c[20], sizeof c[20], p->has_time && p->has_cloud_rate, 2, p->cost_usd);
+    csv_num(c[21], sizeof c[21], p->has_cloud_rate, 2, p->cost_usd_per_hour);
+    csv_num(c[22], sizeof c[22], p->has_capex, 2, p->capex_usd);
+    csv_num(c[23], sizeof c[23], p->has_own_cost && p->has_time, 2, p->own_cost_usd);
+    snprintf(c[24], sizeof c[24], "%s", p->server.platform_id);
+    snprintf(c[25], sizeof c[25], "%u", p->server.n_servers);
+    const char *cells[CSV_COLS];
+    for (size_t i = 0; i < CSV_COLS; i++)
+        cells[i] = c[i];
+    gpuplan_csv_row(out, cells, CSV_COLS);
+}
+
+/* The recommendations, the Pareto set and (serving) the nearest misses, in that order;
+ * figures unrounded beyond the text table's precision, unknown ones empty. */
+static enum gpuplan_status
+render_csv(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct gpuplan_error *err)
+{
+    gpuplan_csv_row(out, csv_head, CSV_COLS);
+    for (size_t i = 0; i < r->n_top; i++)
+        csv_plan("recommended", &r->top[i], i + 1, out);
+    for (size_t i = 0; i < r->n_pareto; i++)
+        csv_plan("pareto", &r->pareto[i], i + 1, out);
+    for (size_t i = 0; i < r->n_misses; i++)
+        csv_plan("nearest_miss", &r->misses[i], i + 1, out);
+    return gpuplan_buf_status(out, err);
+}
+
 enum gpuplan_status gpuplan_render_plan_from(const struct gpuplan_plan_result *result,
                                              const struct gpuplan_config *config,
                                              enum gpuplan_format format,
@@ -323,6 +397,8 @@ enum gpuplan_status gpuplan_render_plan_from(const struct gpuplan_plan_result *r
         return GPUPLAN_ERR_USAGE;
     if (format == GPUPLAN_FORMAT_JSON)
         return render_json(result, config, out, err);
+    if (format == GPUPLAN_FORMAT_CSV)
+        return render_csv(result, out, err);
     const enum gpuplan_status st = render_text(result, out, err);
     if (st == GPUPLAN_OK && config) {
         gpuplan_config_text(config, out);

@@ -25,16 +25,42 @@
 #define CHART_ROWS 12
 #define CHART_COLS 60
 
+/* The catalog's notes read "catalog ID FIELD (DATE)": the word is translated, the id and the
+ * field name (the catalog's own key) are not. */
+#define CATALOG_NOTE_PREFIX "catalog "
+/* "assumption" / "допущение" (18 bytes in UTF-8): a longer head before ": " is the note's text. */
+#define ORIGIN_WORD_MAX_BYTES 24
+
+/* An assumption's note says "assumption: WHY" (JSON keeps it whole); the origin column says the
+ * first word already, so the text shows WHY (translated, the translation's own prefix cut). */
+static const char *without_origin(const char *note)
+{
+    const char *colon = strstr(note, ": ");
+    return colon && (size_t)(colon - note) <= ORIGIN_WORD_MAX_BYTES ? colon + 2 : note;
+}
+
+/* One line per input: flag (what to pass to change it), value, unit, origin, then what the input
+ * is and where its value comes from; text only, so translated (JSON keeps the English). */
 static void text_inputs(const struct gpuplan_cost_inputs *in, struct gpuplan_buf *out)
 {
     gpuplan_buf_puts(out, GPUPLAN_TR("inputs:\n"));
     for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++) {
         const struct gpuplan_cost_value *v = &in->v[i];
-        gpuplan_buf_printf(out, "  %-16s %12.6g %-24s %-10s %s\n",
+        const char *unit = GPUPLAN_TR(gpuplan_cost_input_unit((enum gpuplan_cost_input)i));
+        const char *origin = GPUPLAN_TR(gpuplan_cost_origin_name(v->origin));
+        gpuplan_buf_printf(out, "  %-16s %12.6g %-*s %-*s %s",
                            gpuplan_cost_input_flag((enum gpuplan_cost_input)i), v->value,
-                           gpuplan_cost_input_unit((enum gpuplan_cost_input)i),
-                           gpuplan_cost_origin_name(v->origin),
-                           v->origin == GPUPLAN_COST_FROM_USER ? "" : GPUPLAN_TR(v->note));
+                           gpuplan_tr_width(unit, 24), unit, gpuplan_tr_width(origin, 10), origin,
+                           GPUPLAN_TR(gpuplan_cost_options[i].help));
+        if (v->origin == GPUPLAN_COST_FROM_USER) {
+            gpuplan_buf_puts(out, "\n");
+            continue;
+        }
+        const size_t n = strlen(CATALOG_NOTE_PREFIX);
+        if (strncmp(v->note, CATALOG_NOTE_PREFIX, n) == 0)
+            gpuplan_buf_printf(out, ": %s %s\n", GPUPLAN_TR("catalog"), v->note + n);
+        else
+            gpuplan_buf_printf(out, ": %s\n", without_origin(GPUPLAN_TR(v->note)));
     }
 }
 

@@ -1,1 +1,1 @@
-$GPUPLAN estimate llama-3.1-8b --format csv
+$GPUPLAN estimate llama-3.1-8b --format md

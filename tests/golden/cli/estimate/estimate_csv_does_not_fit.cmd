@@ -1,0 +1,1 @@
+$GPUPLAN estimate llama-3.1-8b --method full --gpu rtx-4090 --format csv
