@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 public_layer() { # NAME.h -> layer number, or "" when unknown
     case $1 in
-    error.h | buf.h | units.h | dtype.h | options.h) echo 1 ;;
+    error.h | buf.h | units.h | dtype.h | options.h | messages.h) echo 1 ;;
     model.h) echo 2 ;;
     catalog.h | detect.h) echo 4 ;;
     job.h | estimate.h | throughput.h | cost.h | serving.h) echo 5 ;;

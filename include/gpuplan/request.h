@@ -42,6 +42,14 @@
 /* Largest request body accepted: 1 MiB (a full request is under 2 KiB). */
 #define GPUPLAN_REQUEST_MAX_BODY_BYTES (1024ULL * 1024ULL)
 
+/*
+ * Every body may carry "lang": the language of the answer's text (reasons,
+ * warnings, notes, errors): one of these; JSON keys and enum values stay
+ * English. The service reads it (or Accept-Language); the readers check it.
+ */
+#define GPUPLAN_REQUEST_LANGS "en|ru"
+bool gpuplan_request_lang_is_known(const char *lang);
+
 /* Longest model id a body may name, including the NUL. */
 #define GPUPLAN_REQUEST_MODEL_MAX 256
 

@@ -6,11 +6,13 @@
  * entry each; a new option of the service is one more entry (and its field
  * in server.h).
  */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "i18n.h"
 #include "server.h"
 
 /* The text of a number macro, for the defaults the table parses ("4" for SERVER_DEFAULT_THREADS).
@@ -170,7 +172,10 @@ const struct cli_command cli_cmd_serve = {
     .usage = N_("serve [OPTIONS]"),
     .description = N_("Run the HTTP/JSON service: POST /v1/estimate, /v1/recommend, /v1/tco; GET "
                       "/v1/gpus, /v1/models, /healthz, /metrics and the web page at /. Stops "
-                      "cleanly on SIGTERM or SIGINT after finishing the requests in flight."),
+                      "cleanly on SIGTERM or SIGINT after finishing the requests in flight.\n\n"
+                      "Answers are in English, or in Russian when the body says \"lang\": \"ru\" "
+                      "or the Accept-Language header prefers ru: reasons, warnings, notes and "
+                      "errors are translated; JSON keys and enum values stay English."),
     .groups = { { N_("options"), serve_options, 0 } },
 };
 
@@ -196,6 +201,9 @@ static int cmd_serve(int argc, char **argv)
                                    cfg.max_per_ip, cfg.max_connections);
         cfg.max_per_ip = cfg.max_connections; /* a small --max-connections lowers the default */
     }
+    char locale_dir[PATH_MAX];
+    cli_i18n_locale_dir(locale_dir, sizeof locale_dir);
+    cfg.locale_dir = locale_dir;
     /* Before any thread exists, so every MHD thread inherits the mask and sigwait() gets them. */
     if (server_block_signals() != 0) {
         perror(_("gpuplan: error: blocking signals"));

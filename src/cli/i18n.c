@@ -42,7 +42,7 @@ static bool is_dir(const char *path)
 }
 
 /* <exe dir>/locale, <exe dir>/../share/locale, else the configured default. */
-static void find_locale_dir(char *out, size_t cap)
+void cli_i18n_locale_dir(char *out, size_t cap)
 {
     char exe[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -104,7 +104,7 @@ int cli_i18n_init(const char *lang)
 {
     int rc = 0;
     char dir[PATH_MAX];
-    find_locale_dir(dir, sizeof dir);
+    cli_i18n_locale_dir(dir, sizeof dir);
     bindtextdomain(GPUPLAN_TEXT_DOMAIN, dir);
     bind_textdomain_codeset(GPUPLAN_TEXT_DOMAIN, "UTF-8");
     bind_textdomain_codeset(LIBC_TEXT_DOMAIN, "UTF-8");

@@ -11,6 +11,7 @@
 #define GPUPLAN_I18N_H
 
 #include <libintl.h>
+#include <stddef.h>
 
 #define GPUPLAN_TEXT_DOMAIN "gpuplan"
 
@@ -28,6 +29,10 @@
  * not one of cli_i18n_languages (messages then stay English).
  */
 int cli_i18n_init(const char *lang);
+
+/* Where the message catalogs lie: <exe dir>/locale, <exe dir>/../share/locale, else the
+ * configured GPUPLAN_LOCALEDIR (what cli_i18n_init binds; the service loads its own from it). */
+void cli_i18n_locale_dir(char *out, size_t cap);
 
 /*
  * Stop translating for the rest of the run: LC_MESSAGES back to "C", where

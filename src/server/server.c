@@ -60,9 +60,11 @@
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/job.h"
+#include "gpuplan/messages.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/render.h"
 #include "gpuplan/request.h"
+#include "server_lang.h"
 #include "server_log.h"
 #include "work_queue.h"
 
@@ -190,6 +192,7 @@ struct search_job {
     const struct route *route;
     const char *body; /* borrowed from the request */
     size_t len;
+    const struct gpuplan_messages *msgs; /* the answer's language (NULL: English) */
     struct gpuplan_buf out;
     struct gpuplan_error err;
     enum gpuplan_status status;
@@ -211,6 +214,7 @@ struct server {
     struct work_queue *searches;   /* --threads: /v1/recommend searches computed at once, FIFO */
     const char *cors_origin;       /* --cors, or NULL */
     struct mhd_log_kinds *mhd_log; /* how often each MHD message came */
+    struct server_langs langs;     /* the message catalogs of the languages other than English */
 };
 
 struct request {
@@ -223,9 +227,10 @@ struct request {
     bool is_get;             /* a GET/HEAD route: answered on the final call */
     bool is_too_large;       /* body past the cap: rest discarded, answer 413 */
     uint64_t discarded_bytes;
-    struct search_job *job; /* a /v1/recommend search under way or done, else NULL */
-    unsigned http_status;   /* 0 until a response is queued */
-    size_t response_bytes;  /* body bytes of the queued response */
+    struct search_job *job;              /* a /v1/recommend search under way or done, else NULL */
+    const struct gpuplan_messages *msgs; /* Accept-Language's pick (NULL: English) */
+    unsigned http_status;                /* 0 until a response is queued */
+    size_t response_bytes;               /* body bytes of the queued response */
     char method[ACCESS_METHOD_MAX];
     char version[ACCESS_VERSION_MAX];
     char target[ACCESS_TARGET_MAX]; /* escaped for the log: printable ASCII, \xHH otherwise */
@@ -619,9 +624,13 @@ static enum MHD_Result run_post(const struct server *srv,
     gpuplan_error_init(&err);
     struct gpuplan_buf out;
     gpuplan_buf_init(&out, 0);
-    const enum gpuplan_status st =
-        route->post(srv, gpuplan_buf_str(&req->body), req->body.len, &out, &err);
-    return respond_post(srv, conn, req, route, st, &out, &err);
+    const char *body = gpuplan_buf_str(&req->body);
+    const struct gpuplan_messages *was =
+        gpuplan_messages_use(server_lang_from_body(&srv->langs, body, req->body.len, req->msgs));
+    const enum gpuplan_status st = route->post(srv, body, req->body.len, &out, &err);
+    const enum MHD_Result result = respond_post(srv, conn, req, route, st, &out, &err);
+    gpuplan_messages_use(was);
+    return result;
 }
 
 /* work_item.run of a search: compute (or give up when cancelled), then resume the connection. */
@@ -630,8 +639,11 @@ static void run_search(struct work_item *item, bool is_cancelled)
     struct search_job *job = (struct search_job *)(void *)item;
     if (is_cancelled)
         job->is_cancelled = true;
-    else
+    else {
+        const struct gpuplan_messages *was = gpuplan_messages_use(job->msgs);
         job->status = job->route->post(job->srv, job->body, job->len, &job->out, &job->err);
+        gpuplan_messages_use(was);
+    }
     atomic_store_explicit(&job->is_done, true, memory_order_release);
     MHD_resume_connection(job->conn);
 }
@@ -657,6 +669,7 @@ static enum MHD_Result start_search(const struct server *srv,
     job->route = route;
     job->body = gpuplan_buf_str(&req->body);
     job->len = req->body.len;
+    job->msgs = server_lang_from_body(&srv->langs, job->body, job->len, req->msgs);
     gpuplan_buf_init(&job->out, 0);
     gpuplan_error_init(&job->err);
     atomic_init(&job->is_done, false);
@@ -729,6 +742,8 @@ static enum MHD_Result begin_request(const struct server *srv,
      * computed and answered without one.
      */
     conn_guard_set_phase(srv->guard, conn, CONN_PHASE_BODY);
+    req->msgs = server_lang_from_header(
+        &srv->langs, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept-Language"));
     if (!is_clean_target(req, url, version))
         return respond_bad_request(srv, conn, req, "request-target",
                                    "NUL or control byte in the request target",
@@ -1592,6 +1607,7 @@ static void free_server(struct server *srv)
     free_models(srv);
     free(srv->mhd_log);
     gpuplan_catalog_free(srv->catalog);
+    server_langs_free(&srv->langs);
     free(srv);
 }
 
@@ -1609,6 +1625,7 @@ enum gpuplan_status server_run(const struct server_config *cfg, struct gpuplan_e
     }
     struct addrinfo *addr = NULL;
     enum gpuplan_status status = resolve_listen(cfg->listen, &addr, err);
+    server_langs_load(&srv->langs, cfg->locale_dir, cfg->log);
     if (status == GPUPLAN_OK)
         status = gpuplan_catalog_load(&srv->catalog, cfg->catalog_dir, err);
     if (status == GPUPLAN_OK)

@@ -78,6 +78,7 @@ struct server_config {
     unsigned log_sample;     /* --log-sample N: access line for every Nth request; 0 errors only */
     const char *cors_origin; /* --cors ORIGIN, or NULL: no CORS headers at all */
     const char *catalog_dir; /* --catalog DIR, or NULL for the embedded catalog */
+    const char *locale_dir;  /* where LANG/LC_MESSAGES/gpuplan.mo lie (the CLI's); NULL: English */
     FILE *log;               /* startup line, errors, access log; not NULL */
 };
 

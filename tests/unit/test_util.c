@@ -5,6 +5,8 @@
 #include "test_common.h"
 
 #include "gpuplan/gpuplan.h"
+#include "gpuplan/messages.h"
+#include "util/i18n_internal.h"
 #include "util/suggest_internal.h"
 #include "util/utf8_internal.h"
 
@@ -229,6 +231,87 @@ static void test_buf_wrap(void **state)
     }
 }
 
+/* ---- messages.c: a .mo catalog built here, byte by byte --------------------------------- */
+
+static void put32(unsigned char *p, uint32_t v, bool big)
+{
+    for (int i = 0; i < 4; i++)
+        p[big ? 3 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A .mo of `n` pairs (originals in the given order), either byte order; returns its size. */
+static size_t
+build_mo(unsigned char *buf, const char *const *orig, const char *const *tr, uint32_t n, bool big)
+{
+    const uint32_t o = 28, t = o + 8 * n;
+    uint32_t at = t + 8 * n;
+    memset(buf, 0, 28);
+    put32(buf, 0x950412deu, big);
+    put32(buf + 8, n, big);
+    put32(buf + 12, o, big);
+    put32(buf + 16, t, big);
+    for (uint32_t i = 0; i < 2 * n; i++) {
+        const char *str = i < n ? orig[i] : tr[i - n];
+        const uint32_t len = (uint32_t)strlen(str);
+        put32(buf + o + 8 * i, len, big);
+        put32(buf + o + 8 * i + 4, at, big);
+        memcpy(buf + at, str, len + 1);
+        at += len + 1;
+    }
+    return at;
+}
+
+static void test_messages(void **state)
+{
+    (void)state;
+    static const char *const orig[] = { "", "inputs:\n", "verdict" };
+    static const char *const tr[] = { "Content-Type: text/plain; charset=UTF-8\n",
+                                      "\xd0\xb8\xd1\x81\xd1\x85:\n", "" };
+    unsigned char buf[512];
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    for (int big = 0; big <= 1; big++) {
+        const size_t n = build_mo(buf, orig, tr, 3, big);
+        struct gpuplan_messages *m = NULL;
+        assert_int_equal(gpuplan_messages_parse(buf, n, &m, &err), GPUPLAN_OK);
+        assert_string_equal(gpuplan_messages_lookup(m, "inputs:\n"), tr[1]);
+        assert_string_equal(gpuplan_messages_lookup(m, "verdict"), "verdict"); /* untranslated */
+        assert_string_equal(gpuplan_messages_lookup(m, "absent"), "absent");
+        assert_string_equal(gpuplan_messages_lookup(m, ""), ""); /* never the header */
+        /* the thread's catalog is what GPUPLAN_TR answers from, and only this thread's */
+        assert_null(gpuplan_messages_use(m));
+        assert_string_equal(GPUPLAN_TR("inputs:\n"), tr[1]);
+        assert_ptr_equal(gpuplan_messages_use(NULL), m);
+        assert_string_equal(GPUPLAN_TR("inputs:\n"), "inputs:\n");
+        gpuplan_messages_free(m);
+    }
+    const size_t n = build_mo(buf, orig, tr, 3, false);
+    struct gpuplan_messages *m = NULL;
+    /* truncated: in the header, in a table, in a string */
+    assert_int_equal(gpuplan_messages_parse(buf, 20, &m, &err), GPUPLAN_ERR_INVALID_INPUT);
+    assert_int_equal(gpuplan_messages_parse(buf, 40, &m, &err), GPUPLAN_ERR_INVALID_INPUT);
+    assert_int_equal(gpuplan_messages_parse(buf, n - 1, &m, &err), GPUPLAN_ERR_INVALID_INPUT);
+    assert_null(m);
+    /* a string offset past the end */
+    unsigned char bad[512];
+    memcpy(bad, buf, n);
+    put32(bad + 28 + 4, 0xfffffff0u, false);
+    assert_int_equal(gpuplan_messages_parse(bad, n, &m, &err), GPUPLAN_ERR_INVALID_INPUT);
+    assert_non_null(strstr(err.message, "outside the file"));
+    /* wrong magic */
+    memcpy(bad, buf, n);
+    bad[0] ^= 1;
+    assert_int_equal(gpuplan_messages_parse(bad, n, &m, &err), GPUPLAN_ERR_INVALID_INPUT);
+    assert_string_equal(err.where, "byte 0");
+    /* originals out of order: no binary search over them */
+    static const char *const unsorted[] = { "b", "a" };
+    const size_t u = build_mo(buf, unsorted, unsorted, 2, false);
+    assert_int_equal(gpuplan_messages_parse(buf, u, &m, &err), GPUPLAN_ERR_INVALID_INPUT);
+    assert_non_null(strstr(err.message, "not sorted"));
+    /* a file that is not there */
+    assert_int_equal(gpuplan_messages_load("/nonexistent/gpuplan.mo", &m, &err), GPUPLAN_ERR_IO);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_compute_capability),
         cmocka_unit_test(test_buf_wrap),
+        cmocka_unit_test(test_messages),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

@@ -138,6 +138,26 @@ static void json_name_of(const char *option_name, char *out, size_t out_size)
     out[i] = '\0';
 }
 
+/* "lang": the language of the answer's text (the service picks it; here only checked). */
+static enum gpuplan_status
+read_lang(const json_t *value, const char *path, struct gpuplan_error *err)
+{
+    if (json_is_null(value))
+        return GPUPLAN_OK;
+    const char *v = json_is_string(value) ? json_string_value(value) : NULL;
+    if (v && gpuplan_request_lang_is_known(v))
+        return GPUPLAN_OK;
+    gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'lang' must be one of %s; got %s",
+                      GPUPLAN_REQUEST_LANGS, v ? v : json_type_name(value));
+    gpuplan_error_hint(err, "omit it for English, or send the Accept-Language header");
+    return GPUPLAN_ERR_USAGE;
+}
+
+bool gpuplan_request_lang_is_known(const char *lang)
+{
+    return strcmp(lang, "en") == 0 || strcmp(lang, "ru") == 0;
+}
+
 /* Which request a body is: the words of its unknown-field errors. */
 enum body_kind { BODY_JOB, BODY_TCO };
 
@@ -428,6 +448,8 @@ read_body(const struct body_reader *r, const char *body, size_t len, struct gpup
         const struct gpuplan_option *opt = NULL;
         if (r->model_out && strcmp(key, "model") == 0)
             status = read_model(value, path, r->model_out, r->model_size, err);
+        else if (strcmp(key, "lang") == 0)
+            status = read_lang(value, path, err);
         else if ((opt = find_field(r, key, &group)) != NULL)
             status = apply_field(r, &r->groups[group], opt, key, value, path, err);
         else

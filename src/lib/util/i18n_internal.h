@@ -26,17 +26,25 @@
 
 #include <libintl.h>
 
+#include "gpuplan/messages.h"
+
 #define GPUPLAN_TR_DOMAIN "gpuplan"
 
 static inline const char *gpuplan_tr(const char *msgid) __attribute__((format_arg(1)));
 
 /*
  * dgettext("gpuplan", msgid), except that "" stays "" (gettext maps the empty
- * msgid to the catalog's header). format_arg keeps -Wformat checking the
- * arguments against the English format.
+ * msgid to the catalog's header); from the thread's own catalog when one is
+ * in use (the HTTP service's per-request language, gpuplan/messages.h). format_arg keeps -Wformat
+ * checking the arguments against the English format.
  */
+/* The calling thread's catalog (gpuplan_messages_use, messages.c); NULL: gettext's. */
+extern _Thread_local const struct gpuplan_messages *gpuplan_messages_current;
+
 static inline const char *gpuplan_tr(const char *msgid)
 {
+    if (gpuplan_messages_current)
+        return gpuplan_messages_lookup(gpuplan_messages_current, msgid);
     return msgid[0] ? dgettext(GPUPLAN_TR_DOMAIN, msgid) : msgid;
 }
 
