@@ -84,7 +84,7 @@ def plan_row(r):
     """A recommendation as the page's table shows it (en): the documented fields, rounded."""
     return [
         r["gpu"],
-        f"{r['gpus_per_node']} × {r['nodes']}",
+        f"{r['nodes']} × {r['gpus_per_node']}",  # nodes first, as the CLI's 'nodes x gpus'
         r["method"],
         (r.get("weights_dtype") or r["precision"]) if r["method"] == "infer" else r["precision"],
         r["sharding"],

@@ -61,8 +61,8 @@ static void job_line(const struct gpuplan_job *job, struct gpuplan_buf *out)
         gpuplan_buf_printf(out, GPUPLAN_TR(", base %s"), gpuplan_dtype_name(j.quant));
     gpuplan_buf_printf(
         out,
-        GPUPLAN_TR("\nparallel: %u GPU(s) x %u node(s), sharding %s, tp %u, pp %u, offload %s\n"),
-        j.gpus_per_node, j.nodes, gpuplan_sharding_name(j.sharding), j.tp, j.pp,
+        GPUPLAN_TR("\nparallel: %u node(s) x %u GPU(s), sharding %s, tp %u, pp %u, offload %s\n"),
+        j.nodes, j.gpus_per_node, gpuplan_sharding_name(j.sharding), j.tp, j.pp,
         gpuplan_offload_name(j.offload));
 }
 
