@@ -166,4 +166,15 @@ else
     ok "no seed claim ids (S1..S16) in user text"
 fi
 
+# Every source file that writes a translatable message is scanned by xgettext.
+unlisted=""
+for f in $(grep -rlE 'GPUPLAN_TR|GPUPLAN_N_|gpuplan_error_set|gpuplan_error_hint|cli_usage_error|REASON\(|WARNING\(|NOTE\(' src --include='*.c'); do
+    grep -qxF "$f" po/POTFILES || unlisted="$unlisted $f"
+done
+if [ -n "$unlisted" ]; then
+    bad "files with messages missing from po/POTFILES:$unlisted"
+else
+    ok "po/POTFILES lists every source file with messages"
+fi
+
 finish
