@@ -414,7 +414,10 @@ static void test_render_catalog(void **state)
     assert_int_equal(gpuplan_format_parse("yaml", GPUPLAN_RENDER_GPUS_FORMATS, &f, &err),
                      GPUPLAN_ERR_USAGE);
     /* A format a renderer does not write is refused by name, with the ones it does. */
-    assert_int_equal(gpuplan_format_parse("csv", GPUPLAN_RENDER_PLAN_FORMATS, &f, &err),
+    assert_int_equal(gpuplan_format_parse("md", GPUPLAN_RENDER_PLAN_FORMATS, &f, &err),
+                     GPUPLAN_ERR_USAGE);
+    assert_string_equal(err.message, "'--format' is 'md'; must be one of text|json|csv");
+    assert_int_equal(gpuplan_format_parse("csv", GPUPLAN_RENDER_CHECK_FORMATS, &f, &err),
                      GPUPLAN_ERR_USAGE);
     assert_string_equal(err.message, "'--format' is 'csv'; must be one of text|json");
 
