@@ -671,8 +671,9 @@ static void test_sglang_weights_allocator(void **state)
     memory_ok(&p, &req, "l4", &m);
     assert_true(fabs((double)m.weights_bytes / GIB - 15.54) < 0.005);
     assert_true(llabs((long long)m.kv_capacity_tokens - 46611) < 50);
-    /* 4-bit formats (packed tensors and scales) are not simulated. */
+    /* Weight formats (online fp8, packed 4-bit with scales) are not simulated. */
     assert_int_equal(sglang_slack("qwen3-0.6b", 1, GPUPLAN_DTYPE_AWQ4, "l4"), 0);
+    assert_int_equal(sglang_slack("qwen3-0.6b", 1, GPUPLAN_DTYPE_F8_E4M3, "l4"), 0);
 }
 
 /* ---- step time ------------------------------------------------------------------------------ */

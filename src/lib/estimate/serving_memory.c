@@ -17,6 +17,8 @@
  * profile_max_num_token):
  *   rest   = free_at_start x mem_fraction_static - weights
  *   tokens = rest / (KV bytes per token, all layers)
+ * where the weights are what the caching allocator reserved for them plus
+ * an fp32 rotary cache (sglang_weight_slack, sglang_rope_bytes)
  * with the default fraction of server_args.py _handle_gpu_memory_settings.
  * Not here: step time (serving_time.c).
  */
@@ -743,20 +745,18 @@ static double sglang_rope_bytes(const struct gpuplan_serving_profile *p,
  * Allocator slack of one rank's weights, in the order SGLang's modules create
  * them (embedding, then per layer qkv, o, the rotary cache after the first
  * layer's attention, gate_up, down; the head last). Dense attention models
- * with 16- or 8-bit weights only: 0 for MoE, MLA and 4-bit formats (their
- * packed tensors and scales are not listed here), and for an MLP whose shape
- * the profile does not give.
+ * with the weights as stored only: 0 for MoE, MLA, a weight format (online fp8
+ * quantisation replaces the loaded tensors, 4-bit formats pack them with
+ * scales: neither is checked against a log), and an MLP whose shape the
+ * profile does not give.
  */
 static uint64_t sglang_weight_slack(const struct gpuplan_serving_profile *p,
                                     const struct serving_layout *l,
                                     const struct gpuplan_serving_request *req,
                                     const struct gpuplan_gpu *gpu)
 {
-    const double model_elem = gpuplan_dtype_bits(p->model_dtype) / GPUPLAN_BITS_PER_BYTE;
-    double elem = model_elem;
-    if (req->weights_dtype == GPUPLAN_DTYPE_F8_E4M3 || req->weights_dtype == GPUPLAN_DTYPE_INT8)
-        elem = 1.0;
-    else if (req->weights_dtype != GPUPLAN_DTYPE_UNKNOWN)
+    const double elem = gpuplan_dtype_bits(p->model_dtype) / GPUPLAN_BITS_PER_BYTE;
+    if (req->weights_dtype != GPUPLAN_DTYPE_UNKNOWN)
         return 0;
     if (p->is_mla || p->n_moe_layers > 0 || p->hidden == 0 || p->intermediate == 0)
         return 0;
@@ -773,7 +773,7 @@ static uint64_t sglang_weight_slack(const struct gpuplan_serving_profile *p,
         l->kv_heads_rank * (p->head_dim + (p->head_dim_v ? p->head_dim_v : p->head_dim));
     const uint64_t inter = p->intermediate / l->tp;
     if (l->stage_has_embed)
-        alloc_take(&a, (uint64_t)llround((double)(vocab_rank * h) * model_elem));
+        alloc_take(&a, (uint64_t)llround((double)(vocab_rank * h) * elem));
     for (uint32_t i = 0; i < l->stage_layers; i++) {
         alloc_take(&a, (uint64_t)llround((double)(h * (q + kv)) * elem));
         alloc_take(&a, (uint64_t)llround((double)(q * h) * elem));
@@ -783,7 +783,7 @@ static uint64_t sglang_weight_slack(const struct gpuplan_serving_profile *p,
         alloc_take(&a, (uint64_t)llround((double)(inter * h) * elem));
     }
     if (l->stage_has_head && !(p->tied_embeddings && l->stage_has_embed))
-        alloc_take(&a, (uint64_t)llround((double)(vocab_rank * h) * model_elem));
+        alloc_take(&a, (uint64_t)llround((double)(vocab_rank * h) * elem));
     return a.reserved > a.used ? a.reserved - a.used : 0;
 }
 
