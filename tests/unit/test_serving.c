@@ -614,6 +614,68 @@ static void test_sglang_refusal(void **state)
     assert_false(m.refuse_start);
 }
 
+/*
+ * SGLang counts the weights as its free memory drops (model_runner.py load_model): the
+ * caching allocator's segments and its fp32 rotary cache. The slack is SGLang's weights
+ * minus vLLM's with the rotary cache in fp32 instead of bf16.
+ */
+static uint64_t
+sglang_slack(const char *model, uint32_t tp, enum gpuplan_dtype weights, const char *g)
+{
+    struct gpuplan_serving_profile p;
+    profile_of(model, &p);
+    struct gpuplan_serving_request req;
+    gpuplan_serving_request_init(&req);
+    req.tp = tp;
+    req.weights_dtype = weights;
+    struct gpuplan_serving_memory v, s;
+    memory_ok(&p, &req, g, &v);
+    req.engine = GPUPLAN_SERVING_SGLANG;
+    memory_ok(&p, &req, g, &s);
+    const uint64_t rope = p.max_position_embeddings * p.rotary_dim;
+    return s.weights_bytes - (v.weights_bytes - rope * 2 + rope * 4);
+}
+
+static void test_sglang_weights_allocator(void **state)
+{
+    (void)state;
+    const uint64_t mib = 1ULL << 20;
+    /* Llama-3.1-8B: every linear a multiple of 2 MiB, no slack; the 131072 x 128 fp32
+     * rotary cache (64 MiB): 15.02 GiB, as SGLang logs on a 24 GB card (SV-S08). */
+    assert_int_equal(sglang_slack("llama-3.1-8b", 1, GPUPLAN_DTYPE_UNKNOWN, "h100-sxm"), 0);
+    struct gpuplan_serving_profile p;
+    profile_of("llama-3.1-8b", &p);
+    struct gpuplan_serving_request req;
+    gpuplan_serving_request_init(&req);
+    req.engine = GPUPLAN_SERVING_SGLANG;
+    struct gpuplan_serving_memory m;
+    memory_ok(&p, &req, "h100-sxm", &m);
+    assert_int_equal(m.weights_bytes, 8030261248ULL * 2 + 131072ULL * 128 * 4);
+    /* Off CUDA (ROCm) the cache is cast to the model dtype: vLLM's figure. */
+    memory_ok(&p, &req, "mi300x", &m);
+    assert_int_equal(m.weights_bytes, 8030261248ULL * 2 + 131072ULL * 128 * 2);
+    /* Qwen3-0.6B: qkv 8 + o 4 + down 6 MiB share one 20 MiB segment a layer (2 MiB left),
+     * gate_up 12 MiB its own; the 296.75 MiB embedding takes a 298 MiB segment:
+     * 28 x 2 + 1.25 MiB. */
+    assert_int_equal(sglang_slack("qwen3-0.6b", 1, GPUPLAN_DTYPE_UNKNOWN, "l4"),
+                     28 * 2 * mib + 5 * mib / 4);
+    /* QwQ-32B (Qwen2.5-32B shape) at TP 4, per layer: qkv 17.5 -> 18, o 12.5 -> 14,
+     * gate_up 135 -> 136, down 67.5 -> 68 MiB; embedding and head 371.25 -> 372:
+     * 64 x 3.5 + 1.5 MiB = 0.22 GiB, SGLang's logged 15.54 GB (SV-K23). */
+    assert_int_equal(sglang_slack("qwen2.5-32b", 4, GPUPLAN_DTYPE_UNKNOWN, "l4"),
+                     64 * 7 * mib / 2 + 3 * mib / 2);
+    profile_of("qwen2.5-32b", &p);
+    req.tp = 4;
+    req.memory_fraction = 0.85;
+    req.device_free_bytes = (uint64_t)(21.63 * GIB);
+    memory_ok(&p, &req, "l4", &m);
+    assert_true(fabs((double)m.weights_bytes / GIB - 15.54) < 0.005);
+    assert_true(llabs((long long)m.kv_capacity_tokens - 46611) < 50);
+    /* Weight formats (online fp8, packed 4-bit with scales) are not simulated. */
+    assert_int_equal(sglang_slack("qwen3-0.6b", 1, GPUPLAN_DTYPE_AWQ4, "l4"), 0);
+    assert_int_equal(sglang_slack("qwen3-0.6b", 1, GPUPLAN_DTYPE_F8_E4M3, "l4"), 0);
+}
+
 /* ---- step time ------------------------------------------------------------------------------ */
 
 static double tpot(const struct gpuplan_serving_profile *p,
@@ -759,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_graph_capture_oom),
         cmocka_unit_test(test_sglang_fraction_defaults),
         cmocka_unit_test(test_sglang_refusal),
+        cmocka_unit_test(test_sglang_weights_allocator),
         cmocka_unit_test(test_decode_time_monotonic),
         cmocka_unit_test(test_deepseek_single_user),
         cmocka_unit_test(test_steady_state),

@@ -17,6 +17,8 @@
  * profile_max_num_token):
  *   rest   = free_at_start x mem_fraction_static - weights
  *   tokens = rest / (KV bytes per token, all layers)
+ * where the weights are what the caching allocator reserved for them plus
+ * an fp32 rotary cache (sglang_weight_slack, sglang_rope_bytes)
  * with the default fraction of server_args.py _handle_gpu_memory_settings.
  * Not here: step time (serving_time.c).
  */
@@ -672,6 +674,119 @@ static void sglang_tp_table(double gpu_gib, uint32_t tp, struct sglang_defaults 
     d->cuda_graph_max_bs = gpu_gib < 25.0 ? 8 : 160;
 }
 
+/*
+ * SGLang's "mem usage" after loading is a drop in free device memory
+ * (model_runner.py load_model: before_avail_memory - get_available_gpu_memory(),
+ * which empties the cache first), and its pool is sized from what is left, so
+ * the weights cost what PyTorch's caching allocator reserved for them, not the
+ * tensor bytes. c10/cuda/CUDACachingAllocator.cpp: requests round up to 512 B
+ * (kMinBlockSize); one of at most 1 MiB (kSmallSize) comes from the small pool's
+ * 2 MiB segments (not simulated: norms and biases, a few MiB at most); one under
+ * 10 MiB (kMinLargeAlloc) from a 20 MiB segment (kLargeBuffer); a larger one gets
+ * a segment rounded up to 2 MiB (kRoundLarge). A free block is reused best-fit
+ * and split when more than 1 MiB would be left. Checked against six SGLang logs
+ * (validation/serving.md): QwQ-32B at TP 4 reserves 0.22 GiB above its tensors,
+ * the logged 15.54 GiB = 15.26 + 0.22 + 0.06 (fp32 rotary cache).
+ */
+#define ALLOC_ROUND_BYTES     512u
+#define ALLOC_SMALL_BYTES     (1u << 20)
+#define ALLOC_MID_LIMIT_BYTES (10u << 20)
+#define ALLOC_MID_SEGMENT     (20u << 20)
+#define ALLOC_LARGE_ROUND     (2u << 20)
+/* Free fragments tracked (each linear leaves at most one; past the bound, none is kept). */
+#define ALLOC_MAX_FRAGMENTS 1024
+
+struct alloc_sim {
+    uint64_t reserved, used;
+    uint64_t free_blocks[ALLOC_MAX_FRAGMENTS];
+    size_t n_free;
+};
+
+static void alloc_take(struct alloc_sim *a, uint64_t bytes)
+{
+    if (bytes == 0)
+        return;
+    const uint64_t size = cdiv(bytes, ALLOC_ROUND_BYTES) * ALLOC_ROUND_BYTES;
+    a->used += size;
+    if (size <= ALLOC_SMALL_BYTES)
+        return;
+    size_t best = a->n_free;
+    for (size_t i = 0; i < a->n_free; i++)
+        if (a->free_blocks[i] >= size &&
+            (best == a->n_free || a->free_blocks[i] < a->free_blocks[best]))
+            best = i;
+    uint64_t block;
+    if (best < a->n_free) {
+        block = a->free_blocks[best];
+        a->free_blocks[best] = a->free_blocks[--a->n_free];
+    } else {
+        block = size < ALLOC_MID_LIMIT_BYTES ? ALLOC_MID_SEGMENT
+                                             : cdiv(size, ALLOC_LARGE_ROUND) * ALLOC_LARGE_ROUND;
+        a->reserved += block;
+    }
+    if (block - size > ALLOC_SMALL_BYTES && a->n_free < ALLOC_MAX_FRAGMENTS)
+        a->free_blocks[a->n_free++] = block - size;
+}
+
+/* Bytes of SGLang's rotary cos_sin_cache: fp32 on CUDA, the model dtype elsewhere
+ * (layers/rotary_embedding.py RotaryEmbedding.__init__: "NOTE(ByronHsu): cache needs
+ * to be in FP32 for numerical stability", `if not _is_cuda: cache = cache.to(dtype)`;
+ * stored copies of 2025-2026). */
+static double sglang_rope_bytes(const struct gpuplan_serving_profile *p,
+                                const struct gpuplan_gpu *gpu)
+{
+    const double elem = gpu->vendor == GPUPLAN_VENDOR_NVIDIA
+                            ? 4.0
+                            : gpuplan_dtype_bits(p->model_dtype) / GPUPLAN_BITS_PER_BYTE;
+    return (double)p->max_position_embeddings * (double)p->rotary_dim * elem;
+}
+
+/*
+ * Allocator slack of one rank's weights, in the order SGLang's modules create
+ * them (embedding, then per layer qkv, o, the rotary cache after the first
+ * layer's attention, gate_up, down; the head last). Dense attention models
+ * with the weights as stored only: 0 for MoE, MLA, a weight format (online fp8
+ * quantisation replaces the loaded tensors, 4-bit formats pack them with
+ * scales: neither is checked against a log), and an MLP whose shape the
+ * profile does not give.
+ */
+static uint64_t sglang_weight_slack(const struct gpuplan_serving_profile *p,
+                                    const struct serving_layout *l,
+                                    const struct gpuplan_serving_request *req,
+                                    const struct gpuplan_gpu *gpu)
+{
+    const double elem = gpuplan_dtype_bits(p->model_dtype) / GPUPLAN_BITS_PER_BYTE;
+    if (req->weights_dtype != GPUPLAN_DTYPE_UNKNOWN)
+        return 0;
+    if (p->is_mla || p->n_moe_layers > 0 || p->hidden == 0 || p->intermediate == 0)
+        return 0;
+    const uint64_t mlp = p->dense_block.linear_params[GPUPLAN_SERVING_W_MLP_TP];
+    const uint64_t mats = mlp / (p->hidden * p->intermediate);
+    if ((mats != 2 && mats != 3) || mats * p->hidden * p->intermediate != mlp)
+        return 0;
+    struct alloc_sim a; /* 8 KiB on the stack: the library is called from server threads */
+    memset(&a, 0, sizeof a);
+    const uint64_t h = p->hidden;
+    const uint64_t vocab_rank = serving_padded_vocab(p->vocab) / l->tp;
+    const uint64_t q = p->n_heads * p->head_dim / l->tp;
+    const uint64_t kv =
+        l->kv_heads_rank * (p->head_dim + (p->head_dim_v ? p->head_dim_v : p->head_dim));
+    const uint64_t inter = p->intermediate / l->tp;
+    if (l->stage_has_embed)
+        alloc_take(&a, (uint64_t)llround((double)(vocab_rank * h) * elem));
+    for (uint32_t i = 0; i < l->stage_layers; i++) {
+        alloc_take(&a, (uint64_t)llround((double)(h * (q + kv)) * elem));
+        alloc_take(&a, (uint64_t)llround((double)(q * h) * elem));
+        if (i == 0)
+            alloc_take(&a, (uint64_t)llround(sglang_rope_bytes(p, gpu)));
+        alloc_take(&a, (uint64_t)llround((double)(h * (mats - 1) * inter) * elem));
+        alloc_take(&a, (uint64_t)llround((double)(inter * h) * elem));
+    }
+    if (l->stage_has_head && !(p->tied_embeddings && l->stage_has_embed))
+        alloc_take(&a, (uint64_t)llround((double)(vocab_rank * h) * elem));
+    return a.reserved > a.used ? a.reserved - a.used : 0;
+}
+
 static enum gpuplan_status sglang_resolve(const struct gpuplan_serving_request *req,
                                           const struct serving_layout *l,
                                           struct gpuplan_serving_memory *m,
@@ -793,6 +908,13 @@ static enum gpuplan_status sglang_memory(const struct gpuplan_serving_profile *p
     m->memory_fraction = req->memory_fraction > 0 ? req->memory_fraction : d.fraction;
     m->max_num_batched_tokens =
         req->max_num_batched_tokens ? req->max_num_batched_tokens : d.chunked_prefill;
+    /* Weights as SGLang's free-memory drop counts them: its fp32 rotary cache in place of
+     * the model-dtype one serving_weights_rank_bytes() counts, and the allocator's slack. */
+    const double rope_model = (double)p->max_position_embeddings * (double)p->rotary_dim *
+                              gpuplan_dtype_bits(p->model_dtype) / GPUPLAN_BITS_PER_BYTE;
+    m->weights_bytes =
+        gpuplan_bytes_from_double((double)m->weights_bytes + sglang_rope_bytes(p, gpu) -
+                                  rope_model + (double)sglang_weight_slack(p, l, req, gpu));
     m->block_size = req->block_size                        ? req->block_size
                     : p->is_mla && is_hopper_or_newer(gpu) ? 64
                                                            : 1;
