@@ -219,6 +219,7 @@ enum gpuplan_status cli_local_gpu(const struct gpuplan_catalog *catalog,
 extern const struct cli_command cli_cmd_inspect;
 extern const struct cli_command cli_cmd_gpus;
 extern const struct cli_command cli_cmd_models;
+extern const struct cli_command cli_cmd_platforms;
 extern const struct cli_command cli_cmd_estimate;
 extern const struct cli_command cli_cmd_recommend;
 extern const struct cli_command cli_cmd_detect;
