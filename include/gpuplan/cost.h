@@ -87,8 +87,10 @@ struct gpuplan_cost_inputs {
     /* what the platform price includes, per server */
     double ram_base_gib;
     double nvme_base_tb;
-    /* the catalog figure behind v[i] is older than GPUPLAN_PRICE_STALE_MONTHS */
+    /* the catalog figure behind v[i] is older than GPUPLAN_PRICE_STALE_MONTHS before
+     * catalog_date (the catalog's date, "" without a catalog) */
     bool stale[GPUPLAN_COST_INPUT_COUNT];
+    char catalog_date[16];
 };
 
 /* The inputs a user gave (`gpuplan tco` flags, POST /v1/tco fields), before the catalog's. */

@@ -377,6 +377,7 @@ enum gpuplan_status gpuplan_cost_inputs_init_ex(struct gpuplan_cost_inputs *in,
     char note[192];
     in->n_gpus = n_gpus;
     snprintf(in->gpu_id, sizeof in->gpu_id, "%s", gpu->id);
+    snprintf(in->catalog_date, sizeof in->catalog_date, "%s", gpuplan_catalog_date(catalog));
     /* Without a platform record: 8 GPUs per server (HGX/OAM boards and common PCIe servers). */
     const uint32_t per_server = platform && platform->max_gpus > 0 ? platform->max_gpus : 8;
     in->n_servers = (n_gpus + per_server - 1) / per_server;

@@ -793,6 +793,13 @@ materialise(const struct serve_state *st, const struct serve_cand *c, struct gpu
     p->cost_usd_per_hour = l->has_rate ? c->units * l->usd_per_hour : 0.0;
     p->has_capex = l->has_capex;
     p->capex_usd = l->has_capex ? c->units * l->capex_usd : 0.0;
+    p->capex = l->capex; /* the lines of one unit (replica set); capex_usd is units x its total */
+    p->rate_fallback = l->rate_fallback;
+    if (l->rate) {
+        (void)snprintf(p->cloud_tier, sizeof p->cloud_tier, "%s",
+                       gpuplan_cloud_tier_name(l->rate->tier));
+        (void)snprintf(p->cloud_provider, sizeof p->cloud_provider, "%s", l->rate->provider);
+    }
     p->has_own_cost = l->has_own;
     p->own_usd_per_hour = l->has_own ? c->units * l->own_usd_per_hour : 0.0;
     p->cost_per_mtok_usd = l->has_rate && sv->tokens_per_s > 0
