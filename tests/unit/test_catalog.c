@@ -85,21 +85,11 @@ static void test_required_ids_present(void **state)
 {
     (void)state;
     static const char *const gpu_ids[] = {
-        "b300",          "gb300",
-        "b200",          "a10",
-        "gb200",         "h200-sxm",
-        "h200-nvl",      "h100-sxm",
-        "h100-pcie",     "h100-nvl",
-        "h20",           "a100-80gb-sxm",
-        "a100-40gb-sxm", "a100-80gb-pcie",
-        "l40s",          "l4",
-        "a10g",          "t4",
-        "rtx-pro-6000",  "rtx-6000-ada",
-        "rtx-a6000",     "rtx-5090",
-        "rtx-4090",      "rtx-3090",
-        "v100-32gb",     "mi355x",
-        "mi325x",        "mi300x",
-        "mi250x",        "gaudi3",
+        "b300",          "gb300",          "b200",      "a10",      "gb200",    "h200-sxm",
+        "h200-nvl",      "h100-sxm",       "h100-pcie", "h100-nvl", "h20",      "a100-80gb-sxm",
+        "a100-40gb-sxm", "a100-80gb-pcie", "l40s",      "l4",       "a10g",     "t4",
+        "rtx-pro-6000",  "rtx-6000-ada",   "rtx-a6000", "rtx-5090", "rtx-4090", "rtx-3090",
+        "v100-32gb",     "mi355x",         "mi325x",    "mi300x",   "mi250x",   "gaudi3",
         "rtx-a5000",
     };
     struct gpuplan_catalog *c = load_embedded();
@@ -293,15 +283,16 @@ static void test_user_dir_replaces_and_adds(void **state)
 
     struct tmpdir t;
     tmpdir_make(&t);
-    tmpdir_write(&t, "gpus.json",
-                 "{\"schema_version\":1,\"gpus\":[" GPU_RECORD(
-                     "h100-sxm", "80",
-                     ",\"price_usd\":12345,\"price_date\":\"2026-12\",\"price_source\":\"quote\","
-                     "\"cloud_rates\":[{\"tier\":\"commit-1y\",\"usd_per_gpu_hour\":1.5,"
-                     "\"provider\":\"my cloud\",\"date\":\"2026-12\",\"source\":\"contract\"}]") "," GPU_RECORD_ON("my-gpu",
-                                                                                          "96",
-                                                                                          "my-box",
-                                                                                          "") "]}");
+    tmpdir_write(
+        &t, "gpus.json",
+        "{\"schema_version\":1,\"gpus\":[" GPU_RECORD(
+            "h100-sxm", "80",
+            ",\"price_usd\":12345,\"price_date\":\"2026-12\",\"price_source\":\"quote\","
+            "\"cloud_rates\":[{\"tier\":\"commit-1y\",\"usd_per_gpu_hour\":1.5,"
+            "\"provider\":\"my cloud\",\"date\":\"2026-12\",\"source\":\"contract\"}]") "," GPU_RECORD_ON("my-gpu",
+                                                                                                          "96",
+                                                                                                          "my-box",
+                                                                                                          "") "]}");
     tmpdir_write(&t, "platforms.json",
                  "{\"schema_version\":1,\"platforms\":[{\"id\":\"my-box\",\"name\":\"My box\","
                  "\"form_factor\":\"workstation\",\"max_gpus\":2,\"gpu_counts\":[1,2],"

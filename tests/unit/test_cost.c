@@ -293,9 +293,9 @@ static void test_tier_choice(void **state)
     struct gpuplan_cost_inputs in;
     struct gpuplan_error err;
     gpuplan_error_init(&err);
-    assert_int_equal(gpuplan_cost_inputs_init_ex(&in, NULL, &g, 2, NULL, GPUPLAN_TIER_COMMIT_1Y,
-                                                 &err),
-                     GPUPLAN_OK);
+    assert_int_equal(
+        gpuplan_cost_inputs_init_ex(&in, NULL, &g, 2, NULL, GPUPLAN_TIER_COMMIT_1Y, &err),
+        GPUPLAN_OK);
     assert_true(in.rate_fallback);
     assert_int_equal(in.tier_asked, GPUPLAN_TIER_COMMIT_1Y);
     assert_int_equal(in.tier, GPUPLAN_TIER_SPECIALTY);
@@ -304,8 +304,8 @@ static void test_tier_choice(void **state)
     /* Names round-trip. */
     for (int t = 0; t < GPUPLAN_TIER_COUNT; t++) {
         enum gpuplan_cloud_tier back;
-        assert_true(gpuplan_cloud_tier_parse(gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)t),
-                                             &back));
+        assert_true(
+            gpuplan_cloud_tier_parse(gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)t), &back));
         assert_int_equal(back, t);
     }
     enum gpuplan_cloud_tier none;
@@ -328,9 +328,9 @@ static void test_capex_lines(void **state)
     assert_true(gpu && pl && ram && nvme && port);
     assert_true(pl->nics_included && pl->scaleout_nics == 8);
     struct gpuplan_cost_inputs in;
-    assert_int_equal(gpuplan_cost_inputs_init_ex(&in, catalog, gpu, 16, pl, GPUPLAN_TIER_DEFAULT,
-                                                 &err),
-                     GPUPLAN_OK);
+    assert_int_equal(
+        gpuplan_cost_inputs_init_ex(&in, catalog, gpu, 16, pl, GPUPLAN_TIER_DEFAULT, &err),
+        GPUPLAN_OK);
     assert_int_equal(in.n_servers, 2);
     /* Defaults: the base RAM and NVMe, nothing beyond; priced from the parts. */
     assert_true(in.v[GPUPLAN_COST_RAM_PRICE].value == ram->usd_per_unit);
@@ -361,15 +361,15 @@ static void test_capex_lines(void **state)
     const struct gpuplan_platform *oam = gpuplan_catalog_find_platform(catalog, "oam-amd-8");
     const struct gpuplan_part *nic = gpuplan_catalog_part(catalog, GPUPLAN_PART_NIC);
     assert_true(mi && oam && nic && !oam->nics_included);
-    assert_int_equal(gpuplan_cost_inputs_init_ex(&in, catalog, mi, 16, oam, GPUPLAN_TIER_DEFAULT,
-                                                 &err),
-                     GPUPLAN_OK);
+    assert_int_equal(
+        gpuplan_cost_inputs_init_ex(&in, catalog, mi, 16, oam, GPUPLAN_TIER_DEFAULT, &err),
+        GPUPLAN_OK);
     assert_true(fabs(in.v[GPUPLAN_COST_NETWORK_PRICE].value -
                      oam->scaleout_nics * (port->usd_per_unit + nic->usd_per_unit)) < 1e-6);
     /* One server: no network line. */
-    assert_int_equal(gpuplan_cost_inputs_init_ex(&in, catalog, gpu, 8, pl, GPUPLAN_TIER_DEFAULT,
-                                                 &err),
-                     GPUPLAN_OK);
+    assert_int_equal(
+        gpuplan_cost_inputs_init_ex(&in, catalog, gpu, 8, pl, GPUPLAN_TIER_DEFAULT, &err),
+        GPUPLAN_OK);
     gpuplan_capex_compute(&in, &c);
     assert_true(c.line[GPUPLAN_CAPEX_NETWORK].usd == 0 && c.line[GPUPLAN_CAPEX_NETWORK].priced);
     /* Without a catalog, RAM beyond the base has no price: named, not counted as $0. */
@@ -399,7 +399,7 @@ static void test_price_age(void **state)
     assert_int_equal(strlen(date), 10);
     char twelve[16], two_years[16];
     const int year = atoi(date);
-    snprintf(twelve, sizeof twelve, "%04d-%.2s", year - 1, date + 5);    /* exactly 12 months */
+    snprintf(twelve, sizeof twelve, "%04d-%.2s", year - 1, date + 5);       /* exactly 12 months */
     snprintf(two_years, sizeof two_years, "%04d-%.2s", year - 2, date + 5); /* 24 months */
     assert_false(gpuplan_catalog_price_is_stale(catalog, twelve));
     assert_true(gpuplan_catalog_price_is_stale(catalog, two_years));
@@ -408,15 +408,15 @@ static void test_price_age(void **state)
     const struct gpuplan_gpu *gaudi = gpuplan_catalog_find_gpu(catalog, "gaudi3");
     assert_non_null(gaudi);
     struct gpuplan_cost_inputs in;
-    assert_int_equal(gpuplan_cost_inputs_init_ex(&in, catalog, gaudi, 8, NULL,
-                                                 GPUPLAN_TIER_DEFAULT, &err),
-                     GPUPLAN_OK);
+    assert_int_equal(
+        gpuplan_cost_inputs_init_ex(&in, catalog, gaudi, 8, NULL, GPUPLAN_TIER_DEFAULT, &err),
+        GPUPLAN_OK);
     assert_true(in.stale[GPUPLAN_COST_GPU_PRICE]);
     assert_string_equal(in.catalog_date, date);
     const struct gpuplan_gpu *h100 = gpuplan_catalog_find_gpu(catalog, "h100-sxm");
-    assert_int_equal(gpuplan_cost_inputs_init_ex(&in, catalog, h100, 8, NULL,
-                                                 GPUPLAN_TIER_DEFAULT, &err),
-                     GPUPLAN_OK);
+    assert_int_equal(
+        gpuplan_cost_inputs_init_ex(&in, catalog, h100, 8, NULL, GPUPLAN_TIER_DEFAULT, &err),
+        GPUPLAN_OK);
     assert_false(in.stale[GPUPLAN_COST_GPU_PRICE]);
     gpuplan_catalog_free(catalog);
 }
