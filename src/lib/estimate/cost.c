@@ -459,16 +459,19 @@ void gpuplan_capex_compute(const struct gpuplan_cost_inputs *in, struct gpuplan_
     const double servers = in->n_servers ? in->n_servers : 1;
     const double ram_extra = fmax(0.0, in->v[GPUPLAN_COST_RAM_GIB].value - in->ram_base_gib);
     const double nvme_extra = fmax(0.0, in->v[GPUPLAN_COST_NVME_TB].value - in->nvme_base_tb);
-    capex_line(out, GPUPLAN_CAPEX_GPUS, in->n_gpus, "GPU", in->v[GPUPLAN_COST_GPU_PRICE].value);
-    capex_line(out, GPUPLAN_CAPEX_PLATFORM, servers, "server",
+    /* Units are English (JSON); the text renderer translates them. */
+    capex_line(out, GPUPLAN_CAPEX_GPUS, in->n_gpus, GPUPLAN_N_("GPU"),
+               in->v[GPUPLAN_COST_GPU_PRICE].value);
+    capex_line(out, GPUPLAN_CAPEX_PLATFORM, servers, GPUPLAN_N_("server"),
                in->v[GPUPLAN_COST_PLATFORM_PRICE].value);
-    capex_line(out, GPUPLAN_CAPEX_RAM, servers * ram_extra, "GiB",
+    capex_line(out, GPUPLAN_CAPEX_RAM, servers * ram_extra, GPUPLAN_N_("GiB"),
                in->v[GPUPLAN_COST_RAM_PRICE].value);
-    capex_line(out, GPUPLAN_CAPEX_NVME, servers * nvme_extra, "TB",
+    capex_line(out, GPUPLAN_CAPEX_NVME, servers * nvme_extra, GPUPLAN_N_("TB"),
                in->v[GPUPLAN_COST_NVME_PRICE].value);
     /* A network price is per server; 0 (one server, or none given) is no line to price. */
     const double network = in->v[GPUPLAN_COST_NETWORK_PRICE].value;
-    capex_line(out, GPUPLAN_CAPEX_NETWORK, network > 0.0 ? servers : 0.0, "server", network);
+    capex_line(out, GPUPLAN_CAPEX_NETWORK, network > 0.0 ? servers : 0.0, GPUPLAN_N_("server"),
+               network);
 }
 
 enum gpuplan_status gpuplan_cost_inputs_set(struct gpuplan_cost_inputs *in,

@@ -108,6 +108,12 @@ static void unit_usd(char *dst, size_t size, double usd)
         gpuplan_format_usd(dst, size, usd);
 }
 
+/* The capex lines as the text names them (JSON keeps gpuplan_capex_item_name). */
+static const char *const capex_item_text[GPUPLAN_CAPEX_ITEM_COUNT] = {
+    GPUPLAN_N_("GPUs"), GPUPLAN_N_("platform"), GPUPLAN_N_("RAM"), GPUPLAN_N_("NVMe"),
+    GPUPLAN_N_("network")
+};
+
 static void text_capex(const struct gpuplan_cost_inputs *in,
                        const struct gpuplan_tco *tco,
                        struct gpuplan_buf *out)
@@ -120,8 +126,8 @@ static void text_capex(const struct gpuplan_cost_inputs *in,
         unit_usd(a, sizeof a, l->unit_usd);
         gpuplan_format_usd(b, sizeof b, l->usd);
         gpuplan_buf_printf(out, "  %-10s %10.6g %-6s x %12s = %14s%s\n",
-                           gpuplan_capex_item_name((enum gpuplan_capex_item)i), l->quantity,
-                           l->unit, a, b, l->priced ? "" : GPUPLAN_TR("  UNPRICED"));
+                           GPUPLAN_TR(capex_item_text[i]), l->quantity, GPUPLAN_TR(l->unit), a, b,
+                           l->priced ? "" : GPUPLAN_TR("  UNPRICED"));
     }
     if (in->ram_base_gib > 0 || in->nvme_base_tb > 0)
         gpuplan_buf_printf(
@@ -134,7 +140,7 @@ static void text_capex(const struct gpuplan_cost_inputs *in,
             gpuplan_buf_printf(out,
                                GPUPLAN_TR("warning: %s is unpriced (no catalog price): capex "
                                           "leaves it out; give its price\n"),
-                               gpuplan_capex_item_name((enum gpuplan_capex_item)i));
+                               GPUPLAN_TR(capex_item_text[i]));
 }
 
 /* The rate's tier and provider, the fallback note, and every stale catalog price. */
