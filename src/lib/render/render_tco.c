@@ -108,6 +108,17 @@ static void unit_usd(char *dst, size_t size, double usd)
         gpuplan_format_usd(dst, size, usd);
 }
 
+/* `text` left-aligned in `width` characters (UTF-8 code points, so Russian lines up). */
+static void put_padded(struct gpuplan_buf *out, const char *text, size_t width)
+{
+    size_t chars = 0;
+    for (const char *p = text; *p; p++)
+        chars += ((unsigned char)*p & 0xC0u) != 0x80u;
+    gpuplan_buf_puts(out, text);
+    for (; chars < width; chars++)
+        gpuplan_buf_puts(out, " ");
+}
+
 /* The capex lines as the text names them (JSON keeps gpuplan_capex_item_name). */
 static const char *const capex_item_text[GPUPLAN_CAPEX_ITEM_COUNT] = {
     GPUPLAN_N_("GPUs"), GPUPLAN_N_("platform"), GPUPLAN_N_("RAM"), GPUPLAN_N_("NVMe"),
@@ -125,8 +136,11 @@ static void text_capex(const struct gpuplan_cost_inputs *in,
         const struct gpuplan_capex_line *l = &tco->capex.line[i];
         unit_usd(a, sizeof a, l->unit_usd);
         gpuplan_format_usd(b, sizeof b, l->usd);
-        gpuplan_buf_printf(out, "  %-10s %10.6g %-6s x %12s = %14s%s\n",
-                           GPUPLAN_TR(capex_item_text[i]), l->quantity, GPUPLAN_TR(l->unit), a, b,
+        gpuplan_buf_puts(out, "  ");
+        put_padded(out, GPUPLAN_TR(capex_item_text[i]), 10);
+        gpuplan_buf_printf(out, " %10.6g ", l->quantity);
+        put_padded(out, GPUPLAN_TR(l->unit), 6);
+        gpuplan_buf_printf(out, " x %12s = %14s%s\n", a, b,
                            l->priced ? "" : GPUPLAN_TR("  UNPRICED"));
     }
     if (in->ram_base_gib > 0 || in->nvme_base_tb > 0)
