@@ -78,14 +78,15 @@ struct cli_common {
         .flags = GPUPLAN_OPTION_CLI_ONLY                                                       \
     }
 /* --catalog DIR. */
-#define CLI_CATALOG_OPTION                                                                      \
-    {                                                                                           \
-        .name = "catalog", .kind = GPUPLAN_OPTION_TEXT, .field = GPUPLAN_FIELD_STRING,          \
-        GPUPLAN_OPTION_AT(struct cli_common, catalog_dir), .set_offset = GPUPLAN_OPTION_NO_SET, \
-        .arg = "DIR",                                                                           \
-        .help = N_("read gpus.json, platforms.json, models.json from DIR over the embedded "    \
-                   "catalog"),                                                                  \
-        .flags = GPUPLAN_OPTION_CLI_ONLY                                                        \
+#define CLI_CATALOG_OPTION                                                                        \
+    {                                                                                             \
+        .name = "catalog", .kind = GPUPLAN_OPTION_TEXT, .field = GPUPLAN_FIELD_STRING,            \
+        GPUPLAN_OPTION_AT(struct cli_common, catalog_dir), .set_offset = GPUPLAN_OPTION_NO_SET,   \
+        .arg = "DIR",                                                                             \
+        .help = N_(                                                                               \
+            "read gpus.json, platforms.json, parts.json, models.json from DIR over the embedded " \
+            "catalog"),                                                                           \
+        .flags = GPUPLAN_OPTION_CLI_ONLY                                                          \
     }
 
 /*
