@@ -27,9 +27,9 @@
 #include <string.h>
 
 #include "estimate/serving_internal.h"
-#include "util/i18n_internal.h"
 #include "gpuplan/serving.h"
 #include "gpuplan/units.h"
+#include "util/i18n_internal.h"
 
 static double max2(double a, double b)
 {
@@ -492,26 +492,30 @@ static void vllm_summary(struct gpuplan_serving_memory *m)
     char tok[32], len[32];
     if (m->refuse_start) {
         if (m->largest_max_model_len > 0)
-            (void)snprintf(m->summary, sizeof m->summary,
-                           GPUPLAN_TR("vLLM will refuse to start: one request of %s tokens needs %.2f GiB of "
+            (void)snprintf(
+                m->summary, sizeof m->summary,
+                GPUPLAN_TR("vLLM will refuse to start: one request of %s tokens needs %.2f GiB of "
                            "KV cache, %.2f GiB is available; the largest max_model_len that fits "
                            "is %s"),
-                           serving_thousands(m->max_model_len, tok, sizeof tok),
-                           gib((double)m->kv_needed_bytes), gib((double)m->kv_pool_bytes),
-                           serving_thousands(m->largest_max_model_len, len, sizeof len));
+                serving_thousands(m->max_model_len, tok, sizeof tok),
+                gib((double)m->kv_needed_bytes), gib((double)m->kv_pool_bytes),
+                serving_thousands(m->largest_max_model_len, len, sizeof len));
         else
-            (void)snprintf(m->summary, sizeof m->summary,
-                           GPUPLAN_TR("vLLM will refuse to start: no memory is left for the KV cache "
+            (void)snprintf(
+                m->summary, sizeof m->summary,
+                GPUPLAN_TR("vLLM will refuse to start: no memory is left for the KV cache "
                            "(%.2f GiB)"),
-                           gib((double)m->kv_pool_bytes));
+                gib((double)m->kv_pool_bytes));
         if (m->largest_max_model_len > 0)
-            (void)snprintf(m->advice, sizeof m->advice,
-                           GPUPLAN_TR("pass --max-model-len %llu or less, raise --gpu-memory-utilization, "
+            (void)snprintf(
+                m->advice, sizeof m->advice,
+                GPUPLAN_TR("pass --max-model-len %llu or less, raise --gpu-memory-utilization, "
                            "use more GPUs (--tensor-parallel-size) or a smaller weight format"),
-                           (unsigned long long)m->largest_max_model_len);
+                (unsigned long long)m->largest_max_model_len);
         else
-            (void)snprintf(m->advice, sizeof m->advice,
-                           GPUPLAN_TR("the weights and the profile run leave no memory: use more GPUs "
+            (void)snprintf(
+                m->advice, sizeof m->advice,
+                GPUPLAN_TR("the weights and the profile run leave no memory: use more GPUs "
                            "(--tensor-parallel-size), a smaller weight format, or raise "
                            "--gpu-memory-utilization"));
         return;
@@ -521,11 +525,12 @@ static void vllm_summary(struct gpuplan_serving_memory *m)
                    serving_thousands(m->kv_capacity_tokens, tok, sizeof tok), m->max_concurrency,
                    serving_thousands(m->max_model_len, len, sizeof len));
     if (m->graph_capture_oom)
-        (void)snprintf(m->advice, sizeof m->advice,
-                       GPUPLAN_TR("CUDA graph capture needs ~%.2f GiB but ~%.2f GiB is left outside the "
+        (void)snprintf(
+            m->advice, sizeof m->advice,
+            GPUPLAN_TR("CUDA graph capture needs ~%.2f GiB but ~%.2f GiB is left outside the "
                        "pool: it will run out of memory; pass --enforce-eager or lower "
                        "--gpu-memory-utilization"),
-                       gib((double)m->cuda_graph_bytes), gib((double)m->graph_headroom_bytes));
+            gib((double)m->cuda_graph_bytes), gib((double)m->graph_headroom_bytes));
 }
 
 static enum gpuplan_status vllm_memory(const struct gpuplan_serving_profile *p,
@@ -857,14 +862,16 @@ static void sglang_summary(struct gpuplan_serving_memory *m)
 {
     char tok[32], len[32];
     if (m->refuse_start) {
-        (void)snprintf(m->summary, sizeof m->summary,
-                       GPUPLAN_TR("SGLang will refuse to start: the weights leave no KV cache under "
+        (void)snprintf(
+            m->summary, sizeof m->summary,
+            GPUPLAN_TR("SGLang will refuse to start: the weights leave no KV cache under "
                        "--mem-fraction-static %.3f (at least %.4f needed)"),
-                       m->memory_fraction, m->min_memory_fraction);
-        (void)snprintf(m->advice, sizeof m->advice,
-                       GPUPLAN_TR("raise --mem-fraction-static above %.4f, use more GPUs (--tp) or a smaller "
+            m->memory_fraction, m->min_memory_fraction);
+        (void)snprintf(
+            m->advice, sizeof m->advice,
+            GPUPLAN_TR("raise --mem-fraction-static above %.4f, use more GPUs (--tp) or a smaller "
                        "weight format"),
-                       m->min_memory_fraction);
+            m->min_memory_fraction);
         return;
     }
     (void)snprintf(m->summary, sizeof m->summary,
@@ -872,16 +879,18 @@ static void sglang_summary(struct gpuplan_serving_memory *m)
                    serving_thousands(m->kv_capacity_tokens, tok, sizeof tok), m->max_concurrency,
                    serving_thousands(m->max_model_len, len, sizeof len));
     if (m->max_concurrency < 1.0)
-        (void)snprintf(m->advice, sizeof m->advice,
-                       GPUPLAN_TR("the pool holds fewer tokens than --context-length; requests longer than "
+        (void)snprintf(
+            m->advice, sizeof m->advice,
+            GPUPLAN_TR("the pool holds fewer tokens than --context-length; requests longer than "
                        "%llu tokens cannot run"),
-                       (unsigned long long)m->kv_capacity_tokens);
+            (unsigned long long)m->kv_capacity_tokens);
     else if (m->graph_capture_oom)
-        (void)snprintf(m->advice, sizeof m->advice,
-                       GPUPLAN_TR("CUDA graph capture needs ~%.2f GiB beside the prefill activations but "
+        (void)snprintf(
+            m->advice, sizeof m->advice,
+            GPUPLAN_TR("CUDA graph capture needs ~%.2f GiB beside the prefill activations but "
                        "%.2f GiB is left: lower --mem-fraction-static or --cuda-graph-max-bs, "
                        "or pass --disable-cuda-graph"),
-                       gib((double)m->cuda_graph_bytes), gib((double)m->graph_headroom_bytes));
+            gib((double)m->cuda_graph_bytes), gib((double)m->graph_headroom_bytes));
 }
 
 static enum gpuplan_status sglang_memory(const struct gpuplan_serving_profile *p,
