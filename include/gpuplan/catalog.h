@@ -1,8 +1,8 @@
 /*
  * catalog.h - GPUs, server platforms and curated models, with sources.
  *
- * The catalog is JSON (data/gpus.json, data/platforms.json, data/models.json)
- * compiled into the binary; `--catalog DIR` replaces or extends it with a
+ * The catalog is JSON (data/gpus.json, data/platforms.json, data/parts.json,
+ * data/models.json) compiled into the binary; `--catalog DIR` replaces or extends it with a
  * user's files (records with an existing id replace it, new ids are added).
  * It is loaded once, immutable afterwards, and shared read-only across
  * threads; every pointer a lookup returns is borrowed and valid until
@@ -21,6 +21,10 @@
 #include "gpuplan/error.h"
 
 #define GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU 8
+/* Cloud rates one GPU record may list: 4 tiers x 2 providers. */
+#define GPUPLAN_CATALOG_MAX_RATES_PER_GPU 8
+/* A price older than this, counted from the catalog's date, is flagged as stale. */
+#define GPUPLAN_PRICE_STALE_MONTHS 12
 
 enum gpuplan_vendor {
     GPUPLAN_VENDOR_NVIDIA = 0,
@@ -38,6 +42,32 @@ enum gpuplan_link {
     GPUPLAN_LINK_COUNT
 };
 
+/*
+ * Where a cloud rate comes from (docs/catalog.md): hyperscaler on demand
+ * (AWS, Google Cloud, Azure, Oracle), specialty or neocloud on demand
+ * (Lambda, CoreWeave, RunPod Secure, Nebius, Crusoe, ...), marketplace or
+ * spot (Vast.ai, RunPod community and spot, interruptible), and a 1-year
+ * commitment. The default is specialty on demand.
+ */
+enum gpuplan_cloud_tier {
+    GPUPLAN_TIER_HYPERSCALER = 0,
+    GPUPLAN_TIER_SPECIALTY,
+    GPUPLAN_TIER_MARKETPLACE,
+    GPUPLAN_TIER_COMMIT_1Y,
+    GPUPLAN_TIER_COUNT
+};
+#define GPUPLAN_TIER_DEFAULT GPUPLAN_TIER_SPECIALTY
+
+/* One provider's rate for one GPU at one tier. */
+struct gpuplan_cloud_rate {
+    enum gpuplan_cloud_tier tier;
+    double usd_per_gpu_hour; /* > 0, e.g. 2.69 */
+    char provider[64];       /* e.g. "RunPod Secure Cloud" */
+    char date[16];           /* of the price, e.g. "2026-05" */
+    char source[256];
+    char notes[256]; /* derivation, disagreements */
+};
+
 struct gpuplan_gpu {
     char id[48]; /* e.g. "h100-sxm" */
     enum gpuplan_vendor vendor;
@@ -45,6 +75,7 @@ struct gpuplan_gpu {
     char architecture[32];            /* e.g. "Hopper" */
     uint64_t memory_bytes;            /* vendor figure, e.g. 80e9 for "80 GB" */
     uint64_t memory_visible_bytes;    /* what nvidia-smi shows; 0 when unknown */
+    uint32_t devices_per_card;        /* devices the OS sees per card: 2 for an MI250X; else 1 */
     char memory_literal[32];          /* e.g. "80 GB HBM3" */
     double memory_bandwidth_gb_per_s; /* e.g. 3350 */
     double bf16_tflops;               /* dense; 0 with has_bf16 false */
@@ -68,10 +99,12 @@ struct gpuplan_gpu {
     char form_factor[16];              /* "sxm", "oam", "pcie", "superchip" */
     char platforms[GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU][48]; /* platform ids */
     size_t n_platforms;
-    double price_usd;          /* indicative purchase per GPU; 0 unknown */
-    char price_date[16];       /* "2026-05" */
-    double cloud_usd_per_hour; /* indicative on-demand per GPU-hour; 0 unknown */
-    char cloud_date[16];
+    double price_usd;    /* indicative purchase per GPU (per device); 0 unknown */
+    char price_date[16]; /* "2026-05" */
+    char price_source[256];
+    char price_notes[256]; /* "ESTIMATE: ..." with its derivation, disagreements */
+    struct gpuplan_cloud_rate rates[GPUPLAN_CATALOG_MAX_RATES_PER_GPU]; /* cloud_rates */
+    size_t n_rates;
     char source[512];
     char retrieved[16]; /* "2026-11-29" */
     char notes[512];    /* disagreements between sources, kept */
@@ -85,18 +118,46 @@ struct gpuplan_platform {
     uint32_t gpu_counts[8]; /* allowed GPU counts, e.g. {1,2,4,8} */
     size_t n_gpu_counts;
     double base_price_usd; /* chassis, CPUs, no GPUs, base RAM/NVMe */
+    char price_date[16];   /* of base_price_usd, e.g. "2026-05" */
     double base_power_w;   /* everything but the GPUs, at load */
+    char cpu[64];          /* e.g. "2x Intel Xeon Platinum 8480C (56 cores)" */
     uint32_t cpu_sockets;
-    uint32_t cpu_cores_max; /* per server */
+    uint32_t cpu_cores_max;  /* per server */
+    uint64_t ram_base_bytes; /* RAM in base_price_usd (vendor GB: 10^9 bytes) */
     uint32_t ram_slots;
     uint64_t ram_max_bytes;
+    uint64_t nvme_base_bytes; /* NVMe in base_price_usd (vendor TB: 10^12 bytes) */
     uint32_t nvme_bays;
     char network[128];       /* e.g. "8x 400 Gb/s InfiniBand NDR" */
     double network_gb_per_s; /* per server, inter-node, GB/s (bytes): 400 for 8x 400 Gb/s */
+    uint32_t scaleout_nics;  /* cluster NIC ports per server, e.g. 8 */
+    bool nics_included;      /* base_price_usd includes those NICs */
     uint32_t rack_units;
     char source[512];
     char retrieved[16];
     char notes[512]; /* which figures are estimates */
+};
+
+/* What a part record prices (data/parts.json). */
+enum gpuplan_part_kind {
+    GPUPLAN_PART_RAM = 0,     /* USD per GiB of server RAM */
+    GPUPLAN_PART_NVME,        /* USD per TB of NVMe */
+    GPUPLAN_PART_NIC,         /* USD per scale-out NIC */
+    GPUPLAN_PART_SWITCH_PORT, /* USD per fabric port: switch share, optics, cable */
+    GPUPLAN_PART_KIND_COUNT
+};
+
+struct gpuplan_part {
+    char id[48]; /* e.g. "ram-ddr5-rdimm" */
+    enum gpuplan_part_kind kind;
+    char name[96];
+    double usd_per_unit; /* > 0 */
+    char unit[16];       /* "GiB", "TB", "NIC", "port" */
+    double gbit_per_s;   /* NIC and port speed; 0 for RAM and NVMe */
+    char price_date[16];
+    char source[512];
+    char retrieved[16];
+    char notes[512];
 };
 
 struct gpuplan_catalog_model {
@@ -124,6 +185,11 @@ const struct gpuplan_gpu *gpuplan_catalog_gpu_at(const struct gpuplan_catalog *c
 size_t gpuplan_catalog_n_platforms(const struct gpuplan_catalog *catalog);
 const struct gpuplan_platform *gpuplan_catalog_platform_at(const struct gpuplan_catalog *catalog,
                                                            size_t i);
+size_t gpuplan_catalog_n_parts(const struct gpuplan_catalog *catalog);
+const struct gpuplan_part *gpuplan_catalog_part_at(const struct gpuplan_catalog *catalog, size_t i);
+/* The first part of `kind` in file order (the catalog's price for it); NULL when none. */
+const struct gpuplan_part *gpuplan_catalog_part(const struct gpuplan_catalog *catalog,
+                                                enum gpuplan_part_kind kind);
 size_t gpuplan_catalog_n_models(const struct gpuplan_catalog *catalog);
 const struct gpuplan_catalog_model *gpuplan_catalog_model_at(const struct gpuplan_catalog *catalog,
                                                              size_t i);
@@ -161,5 +227,40 @@ bool gpuplan_gpu_parse_compute_capability(const char *text, uint32_t *major, uin
 
 /* The catalog's date: the newest `retrieved` of all records, e.g. "2026-11-29". */
 const char *gpuplan_catalog_date(const struct gpuplan_catalog *catalog);
+
+/* "hyperscaler", "specialty", "marketplace", "commit-1y"; "" out of range. */
+const char *gpuplan_cloud_tier_name(enum gpuplan_cloud_tier tier);
+/* The tier of a name above (exact); false otherwise. */
+bool gpuplan_cloud_tier_parse(const char *name, enum gpuplan_cloud_tier *tier);
+/* The tier names, NULL-terminated, in enum order (an option's choices). */
+extern const char *const gpuplan_cloud_tier_names[];
+
+/*
+ * The rate a plan at `tier` pays for `gpu`: the lowest listed at that tier;
+ * when the GPU has none there, the lowest at the first tier of the fallback
+ * order that has one (specialty, hyperscaler, commit-1y, marketplace, the
+ * asked tier left out) with `fallback` true. rate NULL: no rate at all.
+ */
+struct gpuplan_rate_choice {
+    const struct gpuplan_cloud_rate *rate; /* borrowed from the GPU record */
+    enum gpuplan_cloud_tier asked;
+    bool fallback; /* rate is at another tier than `asked` */
+};
+void gpuplan_gpu_cloud_rate(const struct gpuplan_gpu *gpu,
+                            enum gpuplan_cloud_tier tier,
+                            struct gpuplan_rate_choice *out);
+
+/*
+ * Whole months from `older` to `newer` (YYYY-MM or YYYY-MM-DD; days are
+ * ignored): 12 from "2025-05" to "2026-05". -1 when either is no date.
+ */
+int gpuplan_date_months_between(const char *older, const char *newer);
+
+/*
+ * Whether a price dated `date` is older than GPUPLAN_PRICE_STALE_MONTHS
+ * counted back from the catalog's date (never today's clock, so outputs
+ * stay reproducible). False for an empty or malformed date.
+ */
+bool gpuplan_catalog_price_is_stale(const struct gpuplan_catalog *catalog, const char *date);
 
 #endif

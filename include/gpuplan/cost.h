@@ -7,6 +7,11 @@
  * docs/tco.md. Pure arithmetic; no prices are looked up here beyond the
  * catalog records the caller passes.
  *
+ *   capex          = GPUs + servers * (platform + RAM beyond the platform's
+ *                    base * $/GiB + NVMe beyond the base * $/TB + network),
+ *                    network for 2+ servers = scale-out NICs * (fabric port
+ *                    + the NIC when the platform price lacks it), prices
+ *                    from data/parts.json (gpuplan_capex_compute)
  *   own per month  = capex / (12 * years)                       (straight-line)
  *                  + energy: (gpus * tdp * load + platform_w) * pue
  *                            * hours_per_day * days_per_month * $/kWh
@@ -33,8 +38,10 @@
 enum gpuplan_cost_input {
     GPUPLAN_COST_GPU_PRICE = 0,  /* USD per GPU */
     GPUPLAN_COST_PLATFORM_PRICE, /* USD per server: chassis, CPUs, base RAM and NVMe */
-    GPUPLAN_COST_RAM_PRICE,      /* USD per server, RAM beyond the platform's base */
-    GPUPLAN_COST_NVME_PRICE,     /* USD per server, NVMe beyond the base */
+    GPUPLAN_COST_RAM_PRICE,      /* USD per GiB of RAM beyond the platform's base */
+    GPUPLAN_COST_NVME_PRICE,     /* USD per TB of NVMe beyond the base */
+    GPUPLAN_COST_RAM_GIB,        /* GiB of RAM per server wanted (the base when not given) */
+    GPUPLAN_COST_NVME_TB,        /* TB of NVMe per server wanted (the base when not given) */
     GPUPLAN_COST_NETWORK_PRICE,  /* USD per server: NICs, switch ports, cables */
     GPUPLAN_COST_GPU_TDP,        /* W per GPU */
     GPUPLAN_COST_GPU_LOAD,       /* fraction of TDP drawn while in use */
@@ -46,7 +53,7 @@ enum gpuplan_cost_input {
     GPUPLAN_COST_COLOCATION,     /* USD per server per year (space, cooling, remote hands) */
     GPUPLAN_COST_YEARS,          /* depreciation period */
     GPUPLAN_COST_HOURS_PER_DAY,  /* hours of use per day */
-    GPUPLAN_COST_CLOUD_PRICE,    /* USD per GPU-hour, on demand */
+    GPUPLAN_COST_CLOUD_PRICE,    /* USD per GPU-hour at the chosen tier */
     GPUPLAN_COST_INPUT_COUNT
 };
 
@@ -71,6 +78,19 @@ struct gpuplan_cost_inputs {
     char gpu_id[48];
     char platform_id[48]; /* "" when none */
     struct gpuplan_cost_value v[GPUPLAN_COST_INPUT_COUNT];
+    /* the cloud rate: the tier asked, the tier and provider of the catalog rate taken */
+    enum gpuplan_cloud_tier tier_asked;
+    enum gpuplan_cloud_tier tier;
+    bool rate_fallback; /* no rate at tier_asked: `tier` is another (say so; never rank first) */
+    char rate_provider[64]; /* "" without a catalog rate */
+    char rate_date[16];
+    /* what the platform price includes, per server */
+    double ram_base_gib;
+    double nvme_base_tb;
+    /* the catalog figure behind v[i] is older than GPUPLAN_PRICE_STALE_MONTHS before
+     * catalog_date (the catalog's date, "" without a catalog) */
+    bool stale[GPUPLAN_COST_INPUT_COUNT];
+    char catalog_date[16];
 };
 
 /* The inputs a user gave (`gpuplan tco` flags, POST /v1/tco fields), before the catalog's. */
@@ -97,15 +117,59 @@ gpuplan_cost_origin_name(enum gpuplan_cost_origin origin); /* "catalog", "assump
 /*
  * Fill every input for `n_gpus` of `gpu` in `platform` (may be NULL: the
  * first platform of the GPU is the caller's job; without one the platform
- * figures are stated assumptions). Errors: GPUPLAN_ERR_USAGE for n_gpus 0.
- * GPU price or cloud rate 0 in the catalog stay 0 with a note saying so;
- * gpuplan_tco_compute() then asks for the flag.
+ * figures are stated assumptions), the cloud rate at `tier`
+ * (gpuplan_gpu_cloud_rate: another tier with rate_fallback set when the GPU
+ * has none there) and the parts' prices from `catalog` (data/parts.json;
+ * NULL: RAM and NVMe beyond the base are unpriced, the network is the stated
+ * $2,500-per-GPU assumption). Stale flags count from the catalog's date.
+ * Errors: GPUPLAN_ERR_USAGE for n_gpus 0. GPU price or cloud rate 0 in the
+ * catalog stay 0 with a note saying so; gpuplan_tco_compute() then asks for
+ * the flag.
  */
+enum gpuplan_status gpuplan_cost_inputs_init_ex(struct gpuplan_cost_inputs *in,
+                                                const struct gpuplan_catalog *catalog,
+                                                const struct gpuplan_gpu *gpu,
+                                                uint32_t n_gpus,
+                                                const struct gpuplan_platform *platform,
+                                                enum gpuplan_cloud_tier tier,
+                                                struct gpuplan_error *err);
+
+/* gpuplan_cost_inputs_init_ex() without a catalog, at GPUPLAN_TIER_DEFAULT. */
 enum gpuplan_status gpuplan_cost_inputs_init(struct gpuplan_cost_inputs *in,
                                              const struct gpuplan_gpu *gpu,
                                              uint32_t n_gpus,
                                              const struct gpuplan_platform *platform,
                                              struct gpuplan_error *err);
+
+/* The lines of capex, in this order. */
+enum gpuplan_capex_item {
+    GPUPLAN_CAPEX_GPUS = 0,
+    GPUPLAN_CAPEX_PLATFORM, /* servers: chassis, CPUs, base RAM and NVMe */
+    GPUPLAN_CAPEX_RAM,      /* RAM beyond the platform's base */
+    GPUPLAN_CAPEX_NVME,     /* NVMe beyond the platform's base */
+    GPUPLAN_CAPEX_NETWORK,  /* cluster network for 2+ servers */
+    GPUPLAN_CAPEX_ITEM_COUNT
+};
+
+struct gpuplan_capex_line {
+    double quantity;  /* in `unit`, all servers */
+    const char *unit; /* static: "GPU", "server", "GiB", "TB" */
+    double unit_usd;  /* USD per unit */
+    double usd;       /* quantity * unit_usd; 0 when !priced */
+    bool priced;      /* false: a quantity without a price (named as unpriced) */
+};
+
+struct gpuplan_capex {
+    struct gpuplan_capex_line line[GPUPLAN_CAPEX_ITEM_COUNT];
+    double total_usd;    /* the priced lines */
+    uint32_t n_unpriced; /* lines with a quantity and no price */
+};
+
+/* "gpus", "platform", "ram", "nvme", "network" (JSON keys, not translated). */
+const char *gpuplan_capex_item_name(enum gpuplan_capex_item item);
+
+/* The capex lines of `in` (no range checks: gpuplan_tco_compute's). */
+void gpuplan_capex_compute(const struct gpuplan_cost_inputs *in, struct gpuplan_capex *out);
 
 /* Override one input from the user (validated: finite, in range). GPUPLAN_ERR_USAGE. */
 enum gpuplan_status gpuplan_cost_inputs_set(struct gpuplan_cost_inputs *in,
@@ -114,8 +178,9 @@ enum gpuplan_status gpuplan_cost_inputs_set(struct gpuplan_cost_inputs *in,
                                             struct gpuplan_error *err);
 
 struct gpuplan_tco {
-    double capex_usd;       /* GPUs + platform + RAM + NVMe + network */
-    double power_in_use_kw; /* at the wall, incl. PUE */
+    struct gpuplan_capex capex; /* the lines behind capex_usd */
+    double capex_usd;           /* GPUs + platform + RAM + NVMe + network */
+    double power_in_use_kw;     /* at the wall, incl. PUE */
     double power_idle_kw;
     double months; /* depreciation period, 12 * years */
     double monthly_depreciation_usd;

@@ -202,10 +202,14 @@ void gpuplan_serving_request_from_job(const struct gpuplan_job *job,
 
 /* ---- the whole estimate (estimate.c) ---- */
 
-/* The cloud cost of an estimated job at the catalog's on-demand rate. */
+/* The cloud cost of an estimated job at the catalog's rate for job.cloud_tier. */
 struct gpuplan_estimate_cost {
     uint32_t n_gpus;         /* gpus_per_node * nodes, e.g. 8 */
     double usd_per_gpu_hour; /* the GPU's catalog rate; 0 unknown */
+    int tier_asked;          /* enum gpuplan_cloud_tier: job.cloud_tier */
+    int tier;                /* the rate's tier (another when rate_fallback) */
+    bool rate_fallback;      /* the GPU has no rate at tier_asked */
+    char provider[64];       /* of the rate, e.g. "RunPod Secure Cloud"; "" unknown */
     bool has_gpu_hours;      /* training with a token count */
     double gpu_hours;        /* train_hours * n_gpus */
     bool has_cloud_usd;      /* ... and a known rate */

@@ -173,6 +173,7 @@ struct gpuplan_job {
     uint64_t dataset_tokens; /* tokens in the dataset (= one epoch), 0 = not given; exclusive
                                 with tokens */
     double epochs;           /* default 1 */
+    int cloud_tier; /* enum gpuplan_cloud_tier of the rate a cost uses, default specialty */
 };
 
 /* Fill the defaults: every option's table default (gpuplan_job_options), one GPU per node. */

@@ -36,6 +36,7 @@
 
 #include "gpuplan/buf.h"
 #include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 #include "gpuplan/model.h"
@@ -206,11 +207,16 @@ struct gpuplan_plan {
     bool has_time;          /* job.tokens > 0 (training) */
     double time_hours;
     bool has_cloud_rate;
-    double cost_usd_per_hour; /* all GPUs, cloud on demand */
+    double cost_usd_per_hour; /* all GPUs, at the rate of cloud_tier */
+    char cloud_tier[16];      /* the rate's tier, e.g. "specialty"; "" without a rate */
+    char cloud_provider[64];  /* the rate's provider, e.g. "RunPod Secure Cloud" */
+    bool rate_fallback;       /* no rate at the asked tier (request.job.cloud_tier): another's;
+                                 such a plan is never ranked first by cost */
     double cost_usd;          /* training: the cloud run (has_time and has_cloud_rate) */
     bool has_capex;
-    double capex_usd;         /* own servers: GPUs + platforms + network */
-    double cost_per_mtok_usd; /* cloud USD per million tokens processed (ranking key) */
+    double capex_usd;           /* own servers: GPUs + platforms + RAM + NVMe + network */
+    struct gpuplan_capex capex; /* its lines (cost.h), has_capex */
+    double cost_per_mtok_usd;   /* cloud USD per million tokens processed (ranking key) */
     /* Owning (has_own_cost: has_capex and the TCO model ran): the TCO's monthly own cost
      * (depreciation + energy + maintenance + colocation, `gpuplan tco` defaults) per hour of
      * use, and this run's share of it. On-prem, the cost objective ranks by these. */

@@ -40,7 +40,8 @@ enum gpuplan_format {
     (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_TEXT) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_JSON) | \
      GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_CSV) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_MD) |    \
      GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_HTML))
-#define GPUPLAN_RENDER_MODELS_FORMATS GPUPLAN_RENDER_GPUS_FORMATS
+#define GPUPLAN_RENDER_MODELS_FORMATS    GPUPLAN_RENDER_GPUS_FORMATS
+#define GPUPLAN_RENDER_PLATFORMS_FORMATS GPUPLAN_RENDER_GPUS_FORMATS
 #define GPUPLAN_RENDER_INSPECT_FORMATS \
     (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_TEXT) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_JSON))
 #define GPUPLAN_RENDER_ESTIMATE_FORMATS                                                  \
@@ -97,6 +98,15 @@ enum gpuplan_status gpuplan_render_gpus(const struct gpuplan_catalog *catalog,
                                         struct gpuplan_error *err);
 
 /* The model catalog; JSON: {"schema_version":1,"models":[...]} with each config object. */
+/*
+ * `gpuplan platforms`: the servers as sold (GPU counts, CPU, base RAM and
+ * NVMe, network, power, chassis price) and the parts that price capex
+ * beyond the base. JSON: {"platforms": [...], "parts": [...]}.
+ */
+enum gpuplan_status gpuplan_render_platforms(const struct gpuplan_catalog *catalog,
+                                             enum gpuplan_format format,
+                                             struct gpuplan_buf *out,
+                                             struct gpuplan_error *err);
 enum gpuplan_status gpuplan_render_models(const struct gpuplan_catalog *catalog,
                                           enum gpuplan_format format,
                                           struct gpuplan_buf *out,

@@ -92,7 +92,8 @@ struct gpuplan_tco_request {
     char gpu_id[GPUPLAN_TCO_REQUEST_ID_MAX];      /* from `gpu`, by gpuplan_tco_request_split_gpu */
     uint32_t n_gpus;                              /* from `gpu`, 1..GPUPLAN_TCO_MAX_GPUS */
     char platform_id[GPUPLAN_TCO_REQUEST_ID_MAX]; /* "" = the GPU's first platform */
-    struct gpuplan_cost_overrides overrides;      /* the cost inputs given */
+    int cloud_tier; /* enum gpuplan_cloud_tier of the cloud rate, default specialty */
+    struct gpuplan_cost_overrides overrides; /* the cost inputs given */
 };
 
 /*

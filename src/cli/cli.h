@@ -78,14 +78,15 @@ struct cli_common {
         .flags = GPUPLAN_OPTION_CLI_ONLY                                                       \
     }
 /* --catalog DIR. */
-#define CLI_CATALOG_OPTION                                                                      \
-    {                                                                                           \
-        .name = "catalog", .kind = GPUPLAN_OPTION_TEXT, .field = GPUPLAN_FIELD_STRING,          \
-        GPUPLAN_OPTION_AT(struct cli_common, catalog_dir), .set_offset = GPUPLAN_OPTION_NO_SET, \
-        .arg = "DIR",                                                                           \
-        .help = N_("read gpus.json, platforms.json, models.json from DIR over the embedded "    \
-                   "catalog"),                                                                  \
-        .flags = GPUPLAN_OPTION_CLI_ONLY                                                        \
+#define CLI_CATALOG_OPTION                                                                        \
+    {                                                                                             \
+        .name = "catalog", .kind = GPUPLAN_OPTION_TEXT, .field = GPUPLAN_FIELD_STRING,            \
+        GPUPLAN_OPTION_AT(struct cli_common, catalog_dir), .set_offset = GPUPLAN_OPTION_NO_SET,   \
+        .arg = "DIR",                                                                             \
+        .help = N_(                                                                               \
+            "read gpus.json, platforms.json, parts.json, models.json from DIR over the embedded " \
+            "catalog"),                                                                           \
+        .flags = GPUPLAN_OPTION_CLI_ONLY                                                          \
     }
 
 /*
@@ -219,6 +220,7 @@ enum gpuplan_status cli_local_gpu(const struct gpuplan_catalog *catalog,
 extern const struct cli_command cli_cmd_inspect;
 extern const struct cli_command cli_cmd_gpus;
 extern const struct cli_command cli_cmd_models;
+extern const struct cli_command cli_cmd_platforms;
 extern const struct cli_command cli_cmd_estimate;
 extern const struct cli_command cli_cmd_recommend;
 extern const struct cli_command cli_cmd_detect;

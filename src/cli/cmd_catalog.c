@@ -1,12 +1,18 @@
 /*
- * cmd_catalog.c - `gpuplan gpus` and `gpuplan models`: the catalog listings,
- * each row with its source.
+ * cmd_catalog.c - `gpuplan gpus`, `gpuplan platforms` and `gpuplan models`:
+ * the catalog listings, each row with its source.
  */
 #include "cli.h"
 #include "gpuplan/render.h"
 
 static const struct gpuplan_option gpus_options[] = {
     CLI_FORMAT_OPTION(GPUPLAN_RENDER_GPUS_FORMATS),
+    CLI_CATALOG_OPTION,
+    { .name = NULL },
+};
+
+static const struct gpuplan_option platforms_options[] = {
+    CLI_FORMAT_OPTION(GPUPLAN_RENDER_PLATFORMS_FORMATS),
     CLI_CATALOG_OPTION,
     { .name = NULL },
 };
@@ -45,6 +51,11 @@ static int cmd_gpus(int argc, char **argv)
     return list(&cli_cmd_gpus, argc, argv, gpuplan_render_gpus);
 }
 
+static int cmd_platforms(int argc, char **argv)
+{
+    return list(&cli_cmd_platforms, argc, argv, gpuplan_render_platforms);
+}
+
 static int cmd_models(int argc, char **argv)
 {
     return list(&cli_cmd_models, argc, argv, gpuplan_render_models);
@@ -56,9 +67,22 @@ const struct cli_command cli_cmd_gpus = {
     .summary = N_("list the GPU catalog with sources"),
     .usage = N_("gpus [OPTIONS]"),
     .description = N_("List the GPUs of the catalog: memory, bandwidth, dense TFLOPS, "
-                      "interconnect, power, indicative prices, and the source and date of every "
-                      "record."),
+                      "interconnect, power, the purchase price and its date, the lowest cloud "
+                      "rate at each tier (hyperscaler, specialty, marketplace, 1-year "
+                      "commitment), and the source and date of every record."),
     .groups = { { N_("options"), gpus_options, 0 } },
+};
+
+const struct cli_command cli_cmd_platforms = {
+    .name = "platforms",
+    .run = cmd_platforms,
+    .summary = N_("list the server platforms and parts prices"),
+    .usage = N_("platforms [OPTIONS]"),
+    .description = N_("List the servers as they are sold: the GPU counts each ships with, CPU, "
+                      "base RAM and NVMe, scale-out network, power without GPUs, rack units and "
+                      "the price without GPUs; then the dated parts prices (RAM per GiB, NVMe per "
+                      "TB, NICs, fabric ports) that price capex beyond the base."),
+    .groups = { { N_("options"), platforms_options, 0 } },
 };
 
 const struct cli_command cli_cmd_models = {

@@ -157,8 +157,9 @@ static const struct gpuplan_option serve_options[] = {
       CFG(catalog_dir),
       .set_offset = GPUPLAN_OPTION_NO_SET,
       .arg = "DIR",
-      .help = N_("read gpus.json, platforms.json, models.json from DIR over the embedded "
-                 "catalog"),
+      .help =
+          N_("read gpus.json, platforms.json, parts.json, models.json from DIR over the embedded "
+             "catalog"),
       .flags = GPUPLAN_OPTION_CLI_ONLY },
     { .name = NULL },
 };

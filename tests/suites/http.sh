@@ -192,6 +192,9 @@ estimate_case() {
     fi
 }
 estimate_case "defaults" '{"model": "llama-3.1-8b"}' llama-3.1-8b
+estimate_case "cloud tier" \
+    '{"model": "llama-3.1-8b", "method": "lora", "gpu": "h100-sxm", "tokens": "100M", "cloud_tier": "marketplace"}' \
+    llama-3.1-8b --method lora --gpu h100-sxm --tokens 100M --cloud-tier marketplace
 estimate_case "qlora on h100" \
     '{"model": "llama-3.1-8b", "method": "qlora", "seq_len": 4096, "gpu": "h100-sxm:1", "lora_rank": 16}' \
     llama-3.1-8b --method qlora --seq-len 4096 --gpu h100-sxm:1 --lora-rank 16
@@ -249,6 +252,11 @@ same_as_cli "tco overrides" tco \
     tco --gpu h100-sxm:8 --hours-per-day 12 --years 4 --power-price 0.15 --pue 1.2 --cloud-price 2.5
 same_as_cli "tco l40s one" tco '{"gpu": "l40s", "gpu_price": 8000, "load": 0.6, "platform": null}' \
     tco --gpu l40s --gpu-price 8000 --load 0.6
+same_as_cli "tco cloud tier and capex lines" tco \
+    '{"gpu": "h100-sxm:16", "cloud_tier": "hyperscaler", "ram_gib": 4000, "nvme_tb": 60}' \
+    tco --gpu h100-sxm:16 --cloud-tier hyperscaler --ram-gib 4000 --nvme-tb 60
+same_as_cli "tco tier fallback" tco '{"gpu": "mi325x:8", "cloud_tier": "commit-1y"}' \
+    tco --gpu mi325x:8 --cloud-tier commit-1y
 tco_post() { # NAME STATUS BODY
     request "$1" "$2" -H 'Content-Type: application/json' --data-binary "$3" "$base/v1/tco"
 }
@@ -262,6 +270,8 @@ tco_post "tco unknown field" 400 '{"gpu": "h100-sxm:8", "hours_per_dya": 8}' &&
 body_has "tco unknown field" "did you mean 'hours_per_day'"
 tco_post "tco unknown platform" 404 '{"gpu": "h100-sxm:8", "platform": "nope"}' &&
     error_is "tco unknown platform" not_found '$.platform'
+tco_post "tco unknown tier" 400 '{"gpu": "h100-sxm:8", "cloud_tier": "spot"}' &&
+    error_is "tco unknown tier" usage '$.cloud_tier'
 tco_post "tco wrong type" 400 '{"gpu": "h100-sxm:8", "pue": [1.2]}' && error_is "tco wrong type" usage '$.pue'
 tco_post "tco malformed" 400 '{"gpu": ' && error_is "tco malformed" invalid_input 'body:1:8'
 

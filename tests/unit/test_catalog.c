@@ -85,20 +85,11 @@ static void test_required_ids_present(void **state)
 {
     (void)state;
     static const char *const gpu_ids[] = {
-        "b300",          "b200",
-        "gb200",         "h200-sxm",
-        "h200-nvl",      "h100-sxm",
-        "h100-pcie",     "h100-nvl",
-        "h20",           "a100-80gb-sxm",
-        "a100-40gb-sxm", "a100-80gb-pcie",
-        "l40s",          "l4",
-        "a10g",          "t4",
-        "rtx-pro-6000",  "rtx-6000-ada",
-        "rtx-a6000",     "rtx-5090",
-        "rtx-4090",      "rtx-3090",
-        "v100-32gb",     "mi355x",
-        "mi325x",        "mi300x",
-        "mi250x",        "gaudi3",
+        "b300",          "gb300",          "b200",      "a10",      "gb200",    "h200-sxm",
+        "h200-nvl",      "h100-sxm",       "h100-pcie", "h100-nvl", "h20",      "a100-80gb-sxm",
+        "a100-40gb-sxm", "a100-80gb-pcie", "l40s",      "l4",       "a10g",     "t4",
+        "rtx-pro-6000",  "rtx-6000-ada",   "rtx-a6000", "rtx-5090", "rtx-4090", "rtx-3090",
+        "v100-32gb",     "mi355x",         "mi325x",    "mi300x",   "mi250x",   "gaudi3",
         "rtx-a5000",
     };
     struct gpuplan_catalog *c = load_embedded();
@@ -146,7 +137,76 @@ static void test_every_record_has_source_and_retrieved(void **state)
         assert_int_equal(strlen(m->config_json), m->config_json_len);
     }
     assert_null(gpuplan_catalog_gpu_at(c, gpuplan_catalog_n_gpus(c)));
-    assert_string_equal(gpuplan_catalog_date(c), "2026-11-29");
+    assert_string_equal(gpuplan_catalog_date(c), "2026-12-01");
+    gpuplan_catalog_free(c);
+}
+
+/* Issue 14: a purchase price with date and source for every GPU, dated rates with tier,
+ * provider and source, platforms with a dated price, and the parts that price capex. */
+static void test_every_price_is_sourced_and_dated(void **state)
+{
+    (void)state;
+    struct gpuplan_catalog *c = load_embedded();
+    size_t n_rated = 0;
+    for (size_t i = 0; i < gpuplan_catalog_n_gpus(c); i++) {
+        const struct gpuplan_gpu *g = gpuplan_catalog_gpu_at(c, i);
+        if (!(g->price_usd > 0) || strlen(g->price_date) < 7 || !g->price_source[0])
+            fail_msg("GPU '%s' has no dated, sourced purchase price", g->id);
+        for (size_t k = 0; k < g->n_rates; k++) {
+            const struct gpuplan_cloud_rate *r = &g->rates[k];
+            assert_true(r->usd_per_gpu_hour > 0);
+            assert_true((unsigned)r->tier < GPUPLAN_TIER_COUNT);
+            assert_true(r->provider[0] && r->source[0] && strlen(r->date) >= 7);
+        }
+        n_rated += g->n_rates > 0;
+        assert_true(g->devices_per_card >= 1);
+    }
+    assert_true(n_rated >= 23); /* 23 of 31 on 2026-12-01: see docs/catalog.md */
+    for (size_t i = 0; i < gpuplan_catalog_n_platforms(c); i++) {
+        const struct gpuplan_platform *p = gpuplan_catalog_platform_at(c, i);
+        assert_true(p->base_price_usd > 0 && strlen(p->price_date) >= 7);
+        assert_true(p->cpu[0]);
+        assert_true(p->ram_base_bytes <= p->ram_max_bytes);
+    }
+    static const enum gpuplan_part_kind kinds[] = { GPUPLAN_PART_RAM, GPUPLAN_PART_NVME,
+                                                    GPUPLAN_PART_NIC, GPUPLAN_PART_SWITCH_PORT };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const struct gpuplan_part *part = gpuplan_catalog_part(c, kinds[k]);
+        assert_non_null(part);
+        assert_true(part->usd_per_unit > 0 && part->source[0] && strlen(part->price_date) >= 7);
+    }
+    gpuplan_catalog_free(c);
+}
+
+/* The catalog errors issue 14 lists, fixed. */
+static void test_issue14_fixes(void **state)
+{
+    (void)state;
+    struct gpuplan_catalog *c = load_embedded();
+    const struct gpuplan_gpu *g = gpuplan_catalog_find_gpu(c, "h100-pcie");
+    assert_non_null(strstr(g->memory_literal, "HBM2e"));
+    static const char *const fp8[] = { "h200-nvl", "h100-nvl", "rtx-5090", "rtx-6000-ada" };
+    for (size_t i = 0; i < sizeof fp8 / sizeof fp8[0]; i++) {
+        g = gpuplan_catalog_find_gpu(c, fp8[i]);
+        assert_true(g->has_fp8 && g->fp8_tflops > 0);
+    }
+    assert_true(gpuplan_catalog_find_gpu(c, "rtx-6000-ada")->has_bf16);
+    g = gpuplan_catalog_find_gpu(c, "b300");
+    assert_int_equal(g->n_platforms, 1);
+    assert_string_equal(g->platforms[0], "hgx-b300-8");
+    g = gpuplan_catalog_find_gpu(c, "mi250x");
+    assert_int_equal(g->devices_per_card, 2);
+    assert_int_equal(g->memory_bytes, 64ULL * GPUPLAN_BYTES_PER_GB);
+    /* Racks and 8-OAM boards are sold whole. */
+    static const char *const whole[] = { "gb200-nvl72", "gb300-nvl72", "oam-amd-8", "oam-mi355x-8",
+                                         "gaudi3-oam-8" };
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        const struct gpuplan_platform *p = gpuplan_catalog_find_platform(c, whole[i]);
+        assert_non_null(p);
+        assert_int_equal(p->n_gpu_counts, 1);
+        assert_int_equal(p->gpu_counts[0], p->max_gpus);
+    }
+    assert_int_equal(gpuplan_catalog_find_platform(c, "gb200-nvl72")->max_gpus, 72);
     gpuplan_catalog_free(c);
 }
 
@@ -223,18 +283,23 @@ static void test_user_dir_replaces_and_adds(void **state)
 
     struct tmpdir t;
     tmpdir_make(&t);
-    tmpdir_write(&t, "gpus.json",
-                 "{\"schema_version\":1,\"gpus\":[" GPU_RECORD(
-                     "h100-sxm", "80",
-                     ",\"price_usd\":12345,\"price_date\":\"2026-12\"") "," GPU_RECORD_ON("my-gpu",
-                                                                                          "96",
-                                                                                          "my-box",
-                                                                                          "") "]}");
+    tmpdir_write(
+        &t, "gpus.json",
+        "{\"schema_version\":1,\"gpus\":[" GPU_RECORD(
+            "h100-sxm", "80",
+            ",\"price_usd\":12345,\"price_date\":\"2026-12\",\"price_source\":\"quote\","
+            "\"cloud_rates\":[{\"tier\":\"commit-1y\",\"usd_per_gpu_hour\":1.5,"
+            "\"provider\":\"my cloud\",\"date\":\"2026-12\",\"source\":\"contract\"}]") "," GPU_RECORD_ON("my-gpu",
+                                                                                                          "96",
+                                                                                                          "my-box",
+                                                                                                          "") "]}");
     tmpdir_write(&t, "platforms.json",
                  "{\"schema_version\":1,\"platforms\":[{\"id\":\"my-box\",\"name\":\"My box\","
                  "\"form_factor\":\"workstation\",\"max_gpus\":2,\"gpu_counts\":[1,2],"
-                 "\"base_price_usd\":4000,\"base_power_w\":350,\"cpu_sockets\":1,"
-                 "\"cpu_cores_max\":24,\"ram_slots\":4,\"ram_max_gb\":256,\"nvme_bays\":2,"
+                 "\"base_price_usd\":4000,\"price_date\":\"2026-12\",\"base_power_w\":350,"
+                 "\"cpu\":\"1x desktop CPU\",\"cpu_sockets\":1,"
+                 "\"cpu_cores_max\":24,\"ram_base_gb\":64,\"ram_slots\":4,\"ram_max_gb\":256,"
+                 "\"nvme_base_tb\":2,\"nvme_bays\":2,\"scaleout_nics\":1,\"nics_included\":true,"
                  "\"network\":\"1x 10 Gb/s\",\"network_gbit_per_s\":10,\"rack_units\":0,"
                  "\"source\":\"my invoice\",\"retrieved\":\"2026-12-01\"}]}");
 
@@ -250,12 +315,19 @@ static void test_user_dir_replaces_and_adds(void **state)
     assert_float_equal(h100->price_usd, 12345.0, 1e-9);
     assert_string_equal(h100->price_date, "2026-12");
     assert_string_equal(h100->source, "test");
+    assert_int_equal(h100->n_rates, 1);
+    assert_int_equal(h100->rates[0].tier, GPUPLAN_TIER_COMMIT_1Y);
+    struct gpuplan_rate_choice choice;
+    gpuplan_gpu_cloud_rate(h100, GPUPLAN_TIER_SPECIALTY, &choice);
+    assert_true(choice.rate && choice.fallback); /* only the user's 1-year rate */
     const struct gpuplan_gpu *mine = gpuplan_catalog_find_gpu(c, "my-gpu");
     assert_non_null(mine);
     assert_int_equal(mine->memory_bytes, 96ULL * GPUPLAN_BYTES_PER_GB);
     const struct gpuplan_platform *box = gpuplan_catalog_find_platform(c, "my-box");
     assert_non_null(box);
     assert_float_equal(box->network_gb_per_s, 1.25, 1e-12); /* 10 Gb/s = 1.25 GB/s */
+    assert_int_equal(box->ram_base_bytes, 64ULL * GPUPLAN_BYTES_PER_GB);
+    assert_string_equal(box->cpu, "1x desktop CPU");
     assert_string_equal(gpuplan_catalog_date(c), "2026-12-01");
     gpuplan_catalog_free(c);
     tmpdir_remove(&t);
@@ -324,6 +396,41 @@ static void test_invalid_user_gpus(void **state)
                                                         ",\"price_usd\":1,"
                                                         "\"price_date\":\"May 2026\"") "]}",
           GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].price_date", "YYYY-MM" },
+        /* a price without its source */
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD("x", "80",
+                                                        ",\"price_usd\":1,"
+                                                        "\"price_date\":\"2026-05\"") "]}",
+          GPUPLAN_ERR_INVALID_CONFIG, "$.gpus[0].price_source", "is missing" },
+        /* a rate without a tier, a date, a source; a tier that does not exist */
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD(
+              "x", "80",
+              ",\"cloud_rates\":[{\"usd_per_gpu_hour\":2,\"provider\":\"p\",\"date\":"
+              "\"2026-05\",\"source\":\"s\"}]") "]}",
+          GPUPLAN_ERR_INVALID_CONFIG, "$.gpus[0].cloud_rates[0].tier", "is missing" },
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD(
+              "x", "80",
+              ",\"cloud_rates\":[{\"tier\":\"specialty\",\"usd_per_gpu_hour\":2,"
+              "\"provider\":\"p\",\"source\":\"s\"}]") "]}",
+          GPUPLAN_ERR_INVALID_CONFIG, "$.gpus[0].cloud_rates[0].date", "is missing" },
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD(
+              "x", "80",
+              ",\"cloud_rates\":[{\"tier\":\"specialty\",\"usd_per_gpu_hour\":2,"
+              "\"provider\":\"p\",\"date\":\"2026-05\"}]") "]}",
+          GPUPLAN_ERR_INVALID_CONFIG, "$.gpus[0].cloud_rates[0].source", "is missing" },
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD(
+              "x", "80",
+              ",\"cloud_rates\":[{\"tier\":\"spot\",\"usd_per_gpu_hour\":2,"
+              "\"provider\":\"p\",\"date\":\"2026-05\",\"source\":\"s\"}]") "]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].cloud_rates[0].tier", "'commit-1y'" },
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD(
+              "x", "80",
+              ",\"cloud_rates\":[{\"tier\":\"specialty\",\"usd_per_gpu_hour\":0,"
+              "\"provider\":\"p\",\"date\":\"2026-05\",\"source\":\"s\"}]") "]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].cloud_rates[0].usd_per_gpu_hour", "must be > 0" },
+        /* the single rate of the old schema */
+        { "{\"schema_version\":1,\"gpus\":[" GPU_RECORD("x", "80",
+                                                        ",\"cloud_usd_per_hour\":2") "]}",
+          GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].cloud_usd_per_hour", "no longer read" },
         /* unknown vendor */
         { "{\"schema_version\":1,\"gpus\":[{\"id\":\"z\",\"vendor\":\"acme\"}]}",
           GPUPLAN_ERR_INVALID_INPUT, "$.gpus[0].vendor", "must be one of 'nvidia'" },
@@ -477,6 +584,8 @@ static void test_render_catalog(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_price_is_sourced_and_dated),
+        cmocka_unit_test(test_issue14_fixes),
         cmocka_unit_test(test_required_ids_present),
         cmocka_unit_test(test_every_record_has_source_and_retrieved),
         cmocka_unit_test(test_h100_sxm_figures),

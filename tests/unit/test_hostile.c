@@ -639,7 +639,9 @@ static enum gpuplan_status load_gpu_with_memory(const char *memory_gb, struct gp
         "\"max_gpus_per_link_domain\": 8, \"pcie_gen\": 5, \"tdp_w\": 700, "
         "\"compute_capability\": \"9.0\", \"form_factor\": \"sxm\", \"platforms\": "
         "[\"hgx-h100-8\"], \"price_usd\": 30000, \"price_date\": \"2026-05\", "
-        "\"cloud_usd_per_hour\": 2.95, \"cloud_date\": \"2026-05\", \"source\": \"test\", "
+        "\"price_source\": \"test\", \"cloud_rates\": [{\"tier\": \"specialty\", "
+        "\"usd_per_gpu_hour\": 2.95, \"provider\": \"p\", \"date\": \"2026-05\", "
+        "\"source\": \"test\"}], \"source\": \"test\", "
         "\"retrieved\": \"2026-11-29\", \"notes\": \"n\"}]}";
     char text[2048];
     snprintf(text, sizeof text, fmt, memory_gb);

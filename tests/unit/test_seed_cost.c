@@ -35,7 +35,9 @@ static struct gpuplan_gpu h100(void)
     g.pcie_gen = 5;
     g.tdp_w = 700;
     g.price_usd = 30000;
-    g.cloud_usd_per_hour = 2.95;
+    g.rates[0].tier = GPUPLAN_TIER_SPECIALTY;
+    g.rates[0].usd_per_gpu_hour = 2.95;
+    g.n_rates = 1;
     return g;
 }
 

@@ -570,6 +570,15 @@ const struct gpuplan_option gpuplan_tco_options[] = {
       .arg = "ID",
       .help = GPUPLAN_N_("catalog server platform"),
       .default_doc = GPUPLAN_N_("the GPU's first") },
+    { .name = "cloud-tier",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_INT,
+      TCO(cloud_tier),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .help = GPUPLAN_N_("which cloud rate to compare with: hyperscaler, specialty, marketplace "
+                         "or commit-1y"),
+      .default_value = "specialty",
+      .choices = gpuplan_cloud_tier_names },
     { .name = NULL },
 };
 
@@ -659,7 +668,8 @@ enum gpuplan_status gpuplan_tco_request_inputs(const struct gpuplan_catalog *cat
                                      req->platform_id);
         }
     }
-    enum gpuplan_status st = gpuplan_cost_inputs_init(in, gpu, req->n_gpus, platform, err);
+    enum gpuplan_status st = gpuplan_cost_inputs_init_ex(
+        in, catalog, gpu, req->n_gpus, platform, (enum gpuplan_cloud_tier)req->cloud_tier, err);
     for (int k = 0; st == GPUPLAN_OK && k < GPUPLAN_COST_INPUT_COUNT; k++) {
         if (!req->overrides.set[k])
             continue;

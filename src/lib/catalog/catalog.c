@@ -1,9 +1,10 @@
 /*
  * catalog.c - GPUs, server platforms and curated models (see catalog.h).
  *
- * Loads data/platforms.json, data/gpus.json and data/models.json as compiled
- * into the binary, then the same files from a user's `--catalog DIR`, in that
- * order, so a GPU's `platforms` can name a platform the same directory adds.
+ * Loads data/platforms.json, data/parts.json, data/gpus.json and
+ * data/models.json as compiled into the binary, then the same files from a
+ * user's `--catalog DIR`, in that order, so a GPU's `platforms` can name a
+ * platform the same directory adds.
  * Every record is validated strictly: required fields, types, ranges, known
  * enum words, dates, unique ids, and no unknown keys (a typo in a user's file
  * is an error, not a silently ignored field). Errors name the file and the
@@ -38,8 +39,14 @@
 #define MAX_TFLOPS             1.0e6
 #define MAX_POWER_W            1.0e6
 #define MAX_PRICE_USD          1.0e9
-#define MAX_GPUS_PER_DOMAIN    100000
-#define MAX_CONFIG_BYTES       (1024ULL * 1024ULL)
+/* $10,000 per GPU-hour: far above any listed rate (the priciest are ~$15). */
+#define MAX_RATE_USD_PER_HOUR 1.0e4
+/* Devices per card: the MI250X has 2 GCDs; 16 leaves room for future multi-die cards. */
+#define MAX_DEVICES_PER_CARD 16
+/* NVMe per server: 10 PB, far above any GPU server's bays. */
+#define MAX_NVME_TB         1.0e4
+#define MAX_GPUS_PER_DOMAIN 100000
+#define MAX_CONFIG_BYTES    (1024ULL * 1024ULL)
 
 struct gpuplan_catalog {
     struct gpuplan_gpu *gpus;
@@ -48,6 +55,9 @@ struct gpuplan_catalog {
     struct gpuplan_platform *platforms;
     size_t n_platforms;
     size_t cap_platforms;
+    struct gpuplan_part *parts;
+    size_t n_parts;
+    size_t cap_parts;
     struct gpuplan_catalog_model *models;
     char **model_configs; /* owned text behind models[i].config_json */
     size_t n_models;
@@ -58,7 +68,7 @@ struct gpuplan_catalog {
 /* Where a record or field is: file name plus JSON path. */
 struct loc {
     const char *where; /* file, e.g. "gpus.json" */
-    char path[128];    /* e.g. "$.gpus[3]" */
+    char path[160];    /* e.g. "$.gpus[3]", "$.gpus[3].cloud_rates[1]" */
 };
 
 static enum gpuplan_status fail(struct gpuplan_error *err,
@@ -344,6 +354,7 @@ static const char *const gpu_keys[] = { "id",
                                         "memory",
                                         "memory_gb",
                                         "memory_visible_mib",
+                                        "devices_per_card",
                                         "memory_bandwidth_gb_per_s",
                                         "bf16_tflops",
                                         "fp16_tflops",
@@ -361,8 +372,9 @@ static const char *const gpu_keys[] = { "id",
                                         "platforms",
                                         "price_usd",
                                         "price_date",
-                                        "cloud_usd_per_hour",
-                                        "cloud_date",
+                                        "price_source",
+                                        "price_notes",
+                                        "cloud_rates",
                                         "source",
                                         "retrieved",
                                         "notes",
@@ -483,22 +495,83 @@ static enum gpuplan_status parse_gpu_link(const json_t *rec,
     return GPUPLAN_OK;
 }
 
+const char *const gpuplan_cloud_tier_names[GPUPLAN_TIER_COUNT + 1] = { "hyperscaler", "specialty",
+                                                                       "marketplace", "commit-1y",
+                                                                       NULL };
+static const char *const rate_keys[] = { "tier", "usd_per_gpu_hour", "provider",
+                                         "date", "source",           "notes",
+                                         NULL };
+
+/* One entry of "cloud_rates": tier, rate, provider, date and source all required. */
+static enum gpuplan_status parse_rate(const json_t *item,
+                                      const struct loc *at,
+                                      struct gpuplan_cloud_rate *r,
+                                      struct gpuplan_error *err)
+{
+    int tier = 0;
+    enum gpuplan_status st;
+    memset(r, 0, sizeof *r);
+    if (!json_is_object(item))
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, NULL,
+                    GPUPLAN_TR("a cloud rate must be an object in '%s'"), at->where);
+    if ((st = check_keys(item, at, rate_keys, err)) != GPUPLAN_OK ||
+        (st = get_enum(item, at, "tier", gpuplan_cloud_tier_names, GPUPLAN_TIER_COUNT, &tier,
+                       err)) != GPUPLAN_OK ||
+        (st = get_number(item, at, "usd_per_gpu_hour", true, true, MAX_RATE_USD_PER_HOUR,
+                         &r->usd_per_gpu_hour, NULL, err)) != GPUPLAN_OK ||
+        (st = get_string(item, at, "provider", true, r->provider, sizeof r->provider, err)) !=
+            GPUPLAN_OK ||
+        (st = get_date(item, at, "date", true, r->date, sizeof r->date, err)) != GPUPLAN_OK ||
+        (st = get_string(item, at, "source", true, r->source, sizeof r->source, err)) !=
+            GPUPLAN_OK ||
+        (st = get_string(item, at, "notes", false, r->notes, sizeof r->notes, err)) != GPUPLAN_OK)
+        return st;
+    r->tier = (enum gpuplan_cloud_tier)tier;
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status parse_gpu_rates(const json_t *rec,
+                                           const struct loc *at,
+                                           struct gpuplan_gpu *gpu,
+                                           struct gpuplan_error *err)
+{
+    const json_t *list = json_object_get(rec, "cloud_rates");
+    if (!list || json_is_null(list))
+        return GPUPLAN_OK;
+    if (!json_is_array(list) || json_array_size(list) > GPUPLAN_CATALOG_MAX_RATES_PER_GPU)
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "cloud_rates",
+                    GPUPLAN_TR("'cloud_rates' must be an array of at most %d rates in '%s'"),
+                    GPUPLAN_CATALOG_MAX_RATES_PER_GPU, at->where);
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        struct loc item_at = { .where = at->where };
+        (void)snprintf(item_at.path, sizeof item_at.path, "%.120s.cloud_rates[%zu]", at->path, i);
+        const enum gpuplan_status st =
+            parse_rate(json_array_get(list, i), &item_at, &gpu->rates[i], err);
+        if (st != GPUPLAN_OK)
+            return st;
+        gpu->n_rates = i + 1;
+    }
+    return GPUPLAN_OK;
+}
+
+/* A purchase price needs its date and source; a legacy single rate is an error with a hint. */
 static enum gpuplan_status parse_gpu_money(const json_t *rec,
                                            const struct loc *at,
                                            struct gpuplan_gpu *gpu,
                                            struct gpuplan_error *err)
 {
     bool has_price = false;
-    bool has_cloud = false;
     enum gpuplan_status st;
     if ((st = get_number(rec, at, "price_usd", false, true, MAX_PRICE_USD, &gpu->price_usd,
                          &has_price, err)) != GPUPLAN_OK ||
         (st = get_date(rec, at, "price_date", has_price, gpu->price_date, sizeof gpu->price_date,
                        err)) != GPUPLAN_OK ||
-        (st = get_number(rec, at, "cloud_usd_per_hour", false, true, MAX_PRICE_USD,
-                         &gpu->cloud_usd_per_hour, &has_cloud, err)) != GPUPLAN_OK)
+        (st = get_string(rec, at, "price_source", has_price, gpu->price_source,
+                         sizeof gpu->price_source, err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "price_notes", false, gpu->price_notes, sizeof gpu->price_notes,
+                         err)) != GPUPLAN_OK)
         return st;
-    return get_date(rec, at, "cloud_date", has_cloud, gpu->cloud_date, sizeof gpu->cloud_date, err);
+    return parse_gpu_rates(rec, at, gpu, err);
 }
 
 static enum gpuplan_status parse_gpu(const json_t *rec,
@@ -511,6 +584,14 @@ static enum gpuplan_status parse_gpu(const json_t *rec,
     int form = 0;
     enum gpuplan_status st;
     memset(gpu, 0, sizeof *gpu);
+    if (json_object_get(rec, "cloud_usd_per_hour")) {
+        fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "cloud_usd_per_hour",
+             GPUPLAN_TR("'cloud_usd_per_hour' is no longer read in '%s'"), at->where);
+        gpuplan_error_hint(err, "list rates as \"cloud_rates\": [{\"tier\": \"specialty\", "
+                                "\"usd_per_gpu_hour\": 2.69, \"provider\": \"...\", \"date\": "
+                                "\"2026-05\", \"source\": \"...\"}] (docs/catalog.md)");
+        return GPUPLAN_ERR_INVALID_INPUT;
+    }
     if ((st = check_keys(rec, at, gpu_keys, err)) != GPUPLAN_OK ||
         (st = get_enum(rec, at, "vendor", vendor_words, GPUPLAN_VENDOR_COUNT, &vendor, err)) !=
             GPUPLAN_OK ||
@@ -518,6 +599,8 @@ static enum gpuplan_status parse_gpu(const json_t *rec,
         (st = get_string(rec, at, "architecture", true, gpu->architecture, sizeof gpu->architecture,
                          err)) != GPUPLAN_OK ||
         (st = parse_gpu_memory(rec, at, gpu, err)) != GPUPLAN_OK ||
+        (st = get_count(rec, at, "devices_per_card", false, 1, MAX_DEVICES_PER_CARD,
+                        &gpu->devices_per_card, err)) != GPUPLAN_OK ||
         (st = parse_gpu_compute(rec, at, gpu, err)) != GPUPLAN_OK ||
         (st = parse_gpu_link(rec, at, gpu, err)) != GPUPLAN_OK ||
         (st = get_number(rec, at, "tdp_w", true, true, MAX_POWER_W, &gpu->tdp_w, NULL, err)) !=
@@ -538,6 +621,8 @@ static enum gpuplan_status parse_gpu(const json_t *rec,
             GPUPLAN_OK)
         return st;
     gpu->vendor = (enum gpuplan_vendor)vendor;
+    if (gpu->devices_per_card == 0)
+        gpu->devices_per_card = 1;
     (void)snprintf(gpu->form_factor, sizeof gpu->form_factor, "%s", gpu_form_words[form]);
     return GPUPLAN_OK;
 }
@@ -548,14 +633,20 @@ static const char *const platform_keys[] = { "id",
                                              "max_gpus",
                                              "gpu_counts",
                                              "base_price_usd",
+                                             "price_date",
                                              "base_power_w",
+                                             "cpu",
                                              "cpu_sockets",
                                              "cpu_cores_max",
+                                             "ram_base_gb",
                                              "ram_slots",
                                              "ram_max_gb",
+                                             "nvme_base_tb",
                                              "nvme_bays",
                                              "network",
                                              "network_gbit_per_s",
+                                             "scaleout_nics",
+                                             "nics_included",
                                              "rack_units",
                                              "source",
                                              "retrieved",
@@ -595,21 +686,38 @@ static enum gpuplan_status parse_platform_hosts(const json_t *rec,
                                                 struct gpuplan_error *err)
 {
     double ram_max_gb = 0.0;
+    double ram_base_gb = 0.0;
+    double nvme_base_tb = 0.0;
     double network_gbit_per_s = 0.0;
     enum gpuplan_status st;
-    if ((st = get_count(rec, at, "cpu_sockets", true, 0, 16, &p->cpu_sockets, err)) != GPUPLAN_OK ||
+    if ((st = get_string(rec, at, "cpu", true, p->cpu, sizeof p->cpu, err)) != GPUPLAN_OK ||
+        (st = get_count(rec, at, "cpu_sockets", true, 0, 64, &p->cpu_sockets, err)) != GPUPLAN_OK ||
         (st = get_count(rec, at, "cpu_cores_max", true, 0, 100000, &p->cpu_cores_max, err)) !=
             GPUPLAN_OK ||
         (st = get_count(rec, at, "ram_slots", true, 0, 1024, &p->ram_slots, err)) != GPUPLAN_OK ||
         (st = get_number(rec, at, "ram_max_gb", true, true, MAX_MEMORY_GB, &ram_max_gb, NULL,
                          err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "ram_base_gb", true, false, MAX_MEMORY_GB, &ram_base_gb, NULL,
+                         err)) != GPUPLAN_OK ||
         (st = get_count(rec, at, "nvme_bays", true, 0, 1024, &p->nvme_bays, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "nvme_base_tb", true, false, MAX_NVME_TB, &nvme_base_tb, NULL,
+                         err)) != GPUPLAN_OK ||
         (st = get_string(rec, at, "network", true, p->network, sizeof p->network, err)) !=
             GPUPLAN_OK ||
         (st = get_number(rec, at, "network_gbit_per_s", true, false, MAX_BANDWIDTH_GB_PER_S,
                          &network_gbit_per_s, NULL, err)) != GPUPLAN_OK ||
+        (st = get_count(rec, at, "scaleout_nics", true, 0, 1024, &p->scaleout_nics, err)) !=
+            GPUPLAN_OK ||
+        (st = gpuplan_json_get_bool(rec, "nics_included", at->where, at->path, true,
+                                    &p->nics_included, err)) != GPUPLAN_OK ||
         (st = get_count(rec, at, "rack_units", true, 0, 64, &p->rack_units, err)) != GPUPLAN_OK)
         return st;
+    if (ram_base_gb > ram_max_gb)
+        return fail(err, GPUPLAN_ERR_INVALID_INPUT, at, "ram_base_gb",
+                    GPUPLAN_TR("'ram_base_gb' is %g in '%s'; must be <= ram_max_gb %g"),
+                    ram_base_gb, at->where, ram_max_gb);
+    p->ram_base_bytes = gpuplan_bytes_from_double(ram_base_gb * (double)GPUPLAN_BYTES_PER_GB);
+    p->nvme_base_bytes = gpuplan_bytes_from_double(nvme_base_tb * (double)GPUPLAN_BYTES_PER_TB);
     p->ram_max_bytes = gpuplan_bytes_from_double(ram_max_gb * (double)GPUPLAN_BYTES_PER_GB);
     /* Network ports are quoted in bits per second; the struct holds bytes. */
     p->network_gb_per_s = network_gbit_per_s / GPUPLAN_BITS_PER_BYTE;
@@ -633,6 +741,8 @@ static enum gpuplan_status parse_platform(const json_t *rec,
         (st = parse_gpu_counts(rec, at, p, err)) != GPUPLAN_OK ||
         (st = get_number(rec, at, "base_price_usd", true, false, MAX_PRICE_USD, &p->base_price_usd,
                          NULL, err)) != GPUPLAN_OK ||
+        (st = get_date(rec, at, "price_date", p->base_price_usd > 0.0, p->price_date,
+                       sizeof p->price_date, err)) != GPUPLAN_OK ||
         (st = get_number(rec, at, "base_power_w", true, true, MAX_POWER_W, &p->base_power_w, NULL,
                          err)) != GPUPLAN_OK ||
         (st = parse_platform_hosts(rec, at, p, err)) != GPUPLAN_OK ||
@@ -698,6 +808,41 @@ static enum gpuplan_status parse_model(const json_t *rec,
     return dump_config(rec, at, config_text, err);
 }
 
+static const char *const part_kind_words[GPUPLAN_PART_KIND_COUNT] = { "ram", "nvme", "nic",
+                                                                      "switch-port" };
+static const char *const part_keys[] = { "id",        "kind",       "name",       "usd_per_unit",
+                                         "unit",      "gbit_per_s", "price_date", "source",
+                                         "retrieved", "notes",      NULL };
+
+static enum gpuplan_status parse_part(const json_t *rec,
+                                      const struct loc *at,
+                                      struct gpuplan_part *p,
+                                      struct gpuplan_error *err)
+{
+    int kind = 0;
+    enum gpuplan_status st;
+    memset(p, 0, sizeof *p);
+    if ((st = check_keys(rec, at, part_keys, err)) != GPUPLAN_OK ||
+        (st = get_enum(rec, at, "kind", part_kind_words, GPUPLAN_PART_KIND_COUNT, &kind, err)) !=
+            GPUPLAN_OK ||
+        (st = get_string(rec, at, "name", true, p->name, sizeof p->name, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "usd_per_unit", true, true, MAX_PRICE_USD, &p->usd_per_unit, NULL,
+                         err)) != GPUPLAN_OK ||
+        (st = get_string(rec, at, "unit", true, p->unit, sizeof p->unit, err)) != GPUPLAN_OK ||
+        (st = get_number(rec, at, "gbit_per_s", false, true, MAX_BANDWIDTH_GB_PER_S, &p->gbit_per_s,
+                         NULL, err)) != GPUPLAN_OK ||
+        (st = get_date(rec, at, "price_date", true, p->price_date, sizeof p->price_date, err)) !=
+            GPUPLAN_OK ||
+        (st = get_string(rec, at, "source", true, p->source, sizeof p->source, err)) !=
+            GPUPLAN_OK ||
+        (st = get_date(rec, at, "retrieved", true, p->retrieved, sizeof p->retrieved, err)) !=
+            GPUPLAN_OK ||
+        (st = get_string(rec, at, "notes", false, p->notes, sizeof p->notes, err)) != GPUPLAN_OK)
+        return st;
+    p->kind = (enum gpuplan_part_kind)kind;
+    return GPUPLAN_OK;
+}
+
 /* ---- merging ----------------------------------------------------------- */
 
 static bool grow(void **items, size_t *cap, size_t need, size_t item_size)
@@ -754,6 +899,15 @@ static enum gpuplan_status put_platform(struct gpuplan_catalog *c, const struct 
     return st;
 }
 
+static enum gpuplan_status put_part(struct gpuplan_catalog *c, const struct gpuplan_part *p)
+{
+    void *items = c->parts;
+    const enum gpuplan_status st =
+        upsert(&items, &c->n_parts, &c->cap_parts, sizeof *p, offsetof(struct gpuplan_part, id), p);
+    c->parts = items;
+    return st;
+}
+
 /* Takes ownership of `config` (freed on failure too). */
 static enum gpuplan_status
 put_model(struct gpuplan_catalog *c, const struct gpuplan_catalog_model *m, char *config)
@@ -785,10 +939,11 @@ put_model(struct gpuplan_catalog *c, const struct gpuplan_catalog_model *m, char
     return GPUPLAN_OK;
 }
 
-enum record_kind { KIND_GPUS = 0, KIND_PLATFORMS, KIND_MODELS, KIND_COUNT };
+enum record_kind { KIND_GPUS = 0, KIND_PLATFORMS, KIND_PARTS, KIND_MODELS, KIND_COUNT };
 
-static const char *const kind_files[KIND_COUNT] = { "gpus.json", "platforms.json", "models.json" };
-static const char *const kind_keys[KIND_COUNT] = { "gpus", "platforms", "models" };
+static const char *const kind_files[KIND_COUNT] = { "gpus.json", "platforms.json", "parts.json",
+                                                    "models.json" };
+static const char *const kind_keys[KIND_COUNT] = { "gpus", "platforms", "parts", "models" };
 
 static enum gpuplan_status merge_record(struct gpuplan_catalog *c,
                                         enum record_kind kind,
@@ -810,6 +965,12 @@ static enum gpuplan_status merge_record(struct gpuplan_catalog *c,
             return st;
         (void)snprintf(p.id, sizeof p.id, "%s", id);
         st = put_platform(c, &p);
+    } else if (kind == KIND_PARTS) {
+        struct gpuplan_part part;
+        if ((st = parse_part(rec, at, &part, err)) != GPUPLAN_OK)
+            return st;
+        (void)snprintf(part.id, sizeof part.id, "%s", id);
+        st = put_part(c, &part);
     } else {
         struct gpuplan_catalog_model m;
         char *config = NULL;
@@ -919,6 +1080,9 @@ static void update_date(struct gpuplan_catalog *c)
     for (size_t i = 0; i < c->n_platforms; i++)
         if (strcmp(c->platforms[i].retrieved, c->date) > 0)
             (void)snprintf(c->date, sizeof c->date, "%s", c->platforms[i].retrieved);
+    for (size_t i = 0; i < c->n_parts; i++)
+        if (strcmp(c->parts[i].retrieved, c->date) > 0)
+            (void)snprintf(c->date, sizeof c->date, "%s", c->parts[i].retrieved);
     for (size_t i = 0; i < c->n_models; i++)
         if (strcmp(c->models[i].retrieved, c->date) > 0)
             (void)snprintf(c->date, sizeof c->date, "%s", c->models[i].retrieved);
@@ -933,7 +1097,8 @@ static int kind_of_file(const char *name)
 }
 
 /* Platforms first, so GPUs can reference platforms added by the same set. */
-static const enum record_kind load_order[KIND_COUNT] = { KIND_PLATFORMS, KIND_GPUS, KIND_MODELS };
+static const enum record_kind load_order[KIND_COUNT] = { KIND_PLATFORMS, KIND_PARTS, KIND_GPUS,
+                                                         KIND_MODELS };
 
 enum gpuplan_status gpuplan_catalog_load_buffers(struct gpuplan_catalog **out,
                                                  const struct gpuplan_catalog_file *files,
@@ -948,7 +1113,8 @@ enum gpuplan_status gpuplan_catalog_load_buffers(struct gpuplan_catalog **out,
         if (kind_of_file(files[f].name) < 0) {
             st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, files[f].name,
                                    "unknown catalog file '%s'", files[f].name);
-            gpuplan_error_hint(err, "catalog files are gpus.json, platforms.json, models.json");
+            gpuplan_error_hint(err, "catalog files are gpus.json, platforms.json, parts.json, "
+                                    "models.json");
             goto out;
         }
     }
@@ -1048,12 +1214,12 @@ gpuplan_catalog_load(struct gpuplan_catalog **out, const char *dir, struct gpupl
     struct stat st_dir;
     if (stat(dir, &st_dir) != 0 || !S_ISDIR(st_dir.st_mode)) {
         gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, dir, "catalog directory '%s' not found", dir);
-        gpuplan_error_hint(err, "--catalog takes a directory holding gpus.json, platforms.json "
-                                "and/or models.json");
+        gpuplan_error_hint(err, "--catalog takes a directory holding gpus.json, platforms.json, "
+                                "parts.json and/or models.json");
         return GPUPLAN_ERR_NOT_FOUND;
     }
     struct gpuplan_catalog_file files[KIND_COUNT];
-    uint8_t *owned[KIND_COUNT] = { NULL, NULL, NULL };
+    uint8_t *owned[KIND_COUNT] = { NULL };
     char paths[KIND_COUNT][GPUPLAN_ERROR_WHERE_MAX / 2];
     size_t n_files = 0;
     enum gpuplan_status st = GPUPLAN_OK;
@@ -1079,8 +1245,8 @@ gpuplan_catalog_load(struct gpuplan_catalog **out, const char *dir, struct gpupl
     }
     if (n_files == 0) {
         st = gpuplan_error_set(err, GPUPLAN_ERR_NOT_FOUND, dir, "no catalog files in '%s'", dir);
-        gpuplan_error_hint(err, "put gpus.json, platforms.json and/or models.json there (see "
-                                "docs/catalog.md)");
+        gpuplan_error_hint(err, "put gpus.json, platforms.json, parts.json and/or models.json "
+                                "there (see docs/catalog.md)");
         goto out;
     }
     st = gpuplan_catalog_load_buffers(out, files, n_files, err);
@@ -1099,6 +1265,7 @@ void gpuplan_catalog_free(struct gpuplan_catalog *catalog)
     free(catalog->model_configs);
     free(catalog->models);
     free(catalog->platforms);
+    free(catalog->parts);
     free(catalog->gpus);
     free(catalog);
 }
@@ -1124,6 +1291,25 @@ const struct gpuplan_platform *gpuplan_catalog_platform_at(const struct gpuplan_
                                                            size_t i)
 {
     return catalog && i < catalog->n_platforms ? &catalog->platforms[i] : NULL;
+}
+
+size_t gpuplan_catalog_n_parts(const struct gpuplan_catalog *catalog)
+{
+    return catalog ? catalog->n_parts : 0;
+}
+
+const struct gpuplan_part *gpuplan_catalog_part_at(const struct gpuplan_catalog *catalog, size_t i)
+{
+    return catalog && i < catalog->n_parts ? &catalog->parts[i] : NULL;
+}
+
+const struct gpuplan_part *gpuplan_catalog_part(const struct gpuplan_catalog *catalog,
+                                                enum gpuplan_part_kind kind)
+{
+    for (size_t i = 0; catalog && i < catalog->n_parts; i++)
+        if (catalog->parts[i].kind == kind)
+            return &catalog->parts[i];
+    return NULL;
 }
 
 size_t gpuplan_catalog_n_models(const struct gpuplan_catalog *catalog)
@@ -1248,4 +1434,82 @@ double gpuplan_gpu_peak_tflops(const struct gpuplan_gpu *gpu, const char *precis
 const char *gpuplan_catalog_date(const struct gpuplan_catalog *catalog)
 {
     return catalog ? catalog->date : "";
+}
+
+/* ---- cloud tiers and price dates ----------------------------------------- */
+
+const char *gpuplan_cloud_tier_name(enum gpuplan_cloud_tier tier)
+{
+    return (unsigned)tier < GPUPLAN_TIER_COUNT ? gpuplan_cloud_tier_names[tier] : "";
+}
+
+bool gpuplan_cloud_tier_parse(const char *name, enum gpuplan_cloud_tier *tier)
+{
+    for (int t = 0; name && t < GPUPLAN_TIER_COUNT; t++) {
+        if (strcmp(name, gpuplan_cloud_tier_names[t]) == 0) {
+            *tier = (enum gpuplan_cloud_tier)t;
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The tiers tried when the asked one has no rate, nearest in kind first:
+ * on-demand tiers before the commitment, spot last (it can be interrupted).
+ */
+static const enum gpuplan_cloud_tier fallback_order[GPUPLAN_TIER_COUNT] = {
+    GPUPLAN_TIER_SPECIALTY, GPUPLAN_TIER_HYPERSCALER, GPUPLAN_TIER_COMMIT_1Y,
+    GPUPLAN_TIER_MARKETPLACE
+};
+
+static const struct gpuplan_cloud_rate *lowest_at(const struct gpuplan_gpu *gpu,
+                                                  enum gpuplan_cloud_tier tier)
+{
+    const struct gpuplan_cloud_rate *best = NULL;
+    for (size_t i = 0; i < gpu->n_rates && i < GPUPLAN_CATALOG_MAX_RATES_PER_GPU; i++)
+        if (gpu->rates[i].tier == tier &&
+            (!best || gpu->rates[i].usd_per_gpu_hour < best->usd_per_gpu_hour))
+            best = &gpu->rates[i];
+    return best;
+}
+
+void gpuplan_gpu_cloud_rate(const struct gpuplan_gpu *gpu,
+                            enum gpuplan_cloud_tier tier,
+                            struct gpuplan_rate_choice *out)
+{
+    memset(out, 0, sizeof *out);
+    out->asked = tier;
+    if (!gpu)
+        return;
+    out->rate = lowest_at(gpu, tier);
+    for (int k = 0; !out->rate && k < GPUPLAN_TIER_COUNT; k++) {
+        if (fallback_order[k] == tier)
+            continue;
+        out->rate = lowest_at(gpu, fallback_order[k]);
+        out->fallback = out->rate != NULL;
+    }
+}
+
+/* YYYY-MM[-DD] -> year * 12 + month - 1; -1 when not a date. */
+static int month_index(const char *date)
+{
+    if (!date || !is_valid_date(date))
+        return -1;
+    const int year =
+        (date[0] - '0') * 1000 + (date[1] - '0') * 100 + (date[2] - '0') * 10 + (date[3] - '0');
+    const int month = (date[5] - '0') * 10 + (date[6] - '0');
+    return year * 12 + month - 1;
+}
+
+int gpuplan_date_months_between(const char *older, const char *newer)
+{
+    const int a = month_index(older), b = month_index(newer);
+    return a < 0 || b < 0 ? -1 : b - a;
+}
+
+bool gpuplan_catalog_price_is_stale(const struct gpuplan_catalog *catalog, const char *date)
+{
+    const int months = gpuplan_date_months_between(date, gpuplan_catalog_date(catalog));
+    return months > GPUPLAN_PRICE_STALE_MONTHS;
 }

@@ -828,6 +828,7 @@ static const struct name_rule name_rules[] = {
     { GPUPLAN_VENDOR_NVIDIA, { "rtx", "a6000" }, { NULL }, NULL, 44, 50, "rtx-a6000" },
     { GPUPLAN_VENDOR_NVIDIA, { "rtx", "a5000" }, { NULL }, NULL, 22, 25, "rtx-a5000" },
     { GPUPLAN_VENDOR_NVIDIA, { "a10g" }, { NULL }, NULL, 21, 25, "a10g" },
+    { GPUPLAN_VENDOR_NVIDIA, { "a10" }, { NULL }, NULL, 21, 25, "a10" }, /* word "a10" only */
     { GPUPLAN_VENDOR_NVIDIA, { "t4" }, { NULL }, NULL, 14, 16, "t4" },
     { GPUPLAN_VENDOR_NVIDIA, { "v100" }, { NULL }, NULL, 28, 33, "v100-32gb" },
     /* AMD: gfx target (KFD) plus VRAM; gfx targets from the ROCm GPU spec table. */

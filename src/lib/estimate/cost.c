@@ -26,7 +26,8 @@
  * - PUE 1.4; energy $0.12/kWh; maintenance 10 % of capex a year.
  * - colocation (space, cooling, remote hands; energy billed apart)
  *   $100 per kW of in-use IT power per month.
- * - multi-server network: $2,500 per GPU (a 400 Gb/s NIC, switch port, cable).
+ * - multi-server network without a catalog (data/parts.json prices it
+ *   otherwise): $2,500 per GPU (a 400 Gb/s NIC, switch port, cable).
  * - depreciation 3 years; use 8 hours a day.
  */
 #define ASSUME_PLATFORM_SXM_USD       50000.0
@@ -52,8 +53,10 @@ static const struct {
 } input_table[GPUPLAN_COST_INPUT_COUNT] = {
     [GPUPLAN_COST_GPU_PRICE] = { GPUPLAN_N_("USD/GPU"), "gpu_price_usd", 0, 1e7 },
     [GPUPLAN_COST_PLATFORM_PRICE] = { GPUPLAN_N_("USD/server"), "platform_price_usd", 0, 1e8 },
-    [GPUPLAN_COST_RAM_PRICE] = { GPUPLAN_N_("USD/server"), "ram_price_usd", 0, 1e7 },
-    [GPUPLAN_COST_NVME_PRICE] = { GPUPLAN_N_("USD/server"), "nvme_price_usd", 0, 1e7 },
+    [GPUPLAN_COST_RAM_PRICE] = { GPUPLAN_N_("USD/GiB"), "ram_usd_per_gib", 0, 1e4 },
+    [GPUPLAN_COST_NVME_PRICE] = { GPUPLAN_N_("USD/TB"), "nvme_usd_per_tb", 0, 1e6 },
+    [GPUPLAN_COST_RAM_GIB] = { GPUPLAN_N_("GiB/server"), "ram_gib", 0, 1e6 },
+    [GPUPLAN_COST_NVME_TB] = { GPUPLAN_N_("TB/server"), "nvme_tb", 0, 1e4 },
     [GPUPLAN_COST_NETWORK_PRICE] = { GPUPLAN_N_("USD/server"), "network_price_usd", 0, 1e8 },
     [GPUPLAN_COST_GPU_TDP] = { GPUPLAN_N_("W/GPU"), "gpu_tdp_w", 0, 1e5 },
     [GPUPLAN_COST_GPU_LOAD] = { GPUPLAN_N_("fraction of TDP"), "gpu_load", 0, 1.5 },
@@ -100,13 +103,31 @@ const struct gpuplan_option gpuplan_cost_options[GPUPLAN_COST_INPUT_COUNT + 1] =
           "USD",
           GPUPLAN_N_("server without GPUs"),
           GPUPLAN_N_("catalog or assumption")),
-    INPUT(GPUPLAN_COST_RAM_PRICE, "ram-price", "USD", GPUPLAN_N_("extra RAM per server"), "0"),
-    INPUT(GPUPLAN_COST_NVME_PRICE, "nvme-price", "USD", GPUPLAN_N_("extra NVMe per server"), "0"),
+    INPUT(GPUPLAN_COST_RAM_PRICE,
+          "ram-price",
+          "USD_PER_GIB",
+          GPUPLAN_N_("RAM beyond the platform's base, per GiB"),
+          GPUPLAN_N_("catalog part")),
+    INPUT(GPUPLAN_COST_NVME_PRICE,
+          "nvme-price",
+          "USD_PER_TB",
+          GPUPLAN_N_("NVMe beyond the platform's base, per TB"),
+          GPUPLAN_N_("catalog part")),
+    INPUT(GPUPLAN_COST_RAM_GIB,
+          "ram-gib",
+          "GIB",
+          GPUPLAN_N_("RAM per server"),
+          GPUPLAN_N_("the platform's base")),
+    INPUT(GPUPLAN_COST_NVME_TB,
+          "nvme-tb",
+          "TB",
+          GPUPLAN_N_("NVMe per server"),
+          GPUPLAN_N_("the platform's base")),
     INPUT(GPUPLAN_COST_NETWORK_PRICE,
           "network-price",
           "USD",
           GPUPLAN_N_("network per server"),
-          GPUPLAN_N_("0 for one server")),
+          GPUPLAN_N_("0 for one server; NICs and fabric ports")),
     INPUT(GPUPLAN_COST_GPU_TDP,
           "gpu-tdp",
           "W",
@@ -156,8 +177,8 @@ const struct gpuplan_option gpuplan_cost_options[GPUPLAN_COST_INPUT_COUNT + 1] =
     INPUT(GPUPLAN_COST_CLOUD_PRICE,
           "cloud-price",
           "USD",
-          GPUPLAN_N_("on-demand USD per GPU-hour"),
-          GPUPLAN_N_("catalog")),
+          GPUPLAN_N_("cloud USD per GPU-hour"),
+          GPUPLAN_N_("catalog, at --cloud-tier")),
     [GPUPLAN_COST_INPUT_COUNT] = { .name = NULL },
 };
 
@@ -206,42 +227,114 @@ static bool is_big_board(const char *form_factor)
            strcmp(form_factor, "superchip") == 0;
 }
 
-enum gpuplan_status gpuplan_cost_inputs_init(struct gpuplan_cost_inputs *in,
-                                             const struct gpuplan_gpu *gpu,
-                                             uint32_t n_gpus,
-                                             const struct gpuplan_platform *platform,
-                                             struct gpuplan_error *err)
+/* The cloud rate at `tier` (catalog.h: another tier with a fallback flag when the GPU has none). */
+static void put_rate(struct gpuplan_cost_inputs *in,
+                     const struct gpuplan_catalog *catalog,
+                     const struct gpuplan_gpu *gpu,
+                     enum gpuplan_cloud_tier tier)
 {
-    memset(in, 0, sizeof *in);
-    if (n_gpus == 0)
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "GPU count is 0; must be >= 1");
     char note[192];
-    in->n_gpus = n_gpus;
-    snprintf(in->gpu_id, sizeof in->gpu_id, "%s", gpu->id);
-    /* Without a platform record: 8 GPUs per server (HGX/OAM boards and common PCIe servers). */
-    const uint32_t per_server = platform && platform->max_gpus > 0 ? platform->max_gpus : 8;
-    in->n_servers = (n_gpus + per_server - 1) / per_server;
-
-    if (gpu->price_usd > 0) {
-        snprintf(note, sizeof note, "catalog %s price_usd (%s)", gpu->id, gpu->price_date);
-        put(in, GPUPLAN_COST_GPU_PRICE, gpu->price_usd, GPUPLAN_COST_FROM_CATALOG, note);
-    } else {
-        put(in, GPUPLAN_COST_GPU_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
-            GPUPLAN_N_("no catalog price: pass --gpu-price"));
-    }
-    if (gpu->cloud_usd_per_hour > 0) {
-        snprintf(note, sizeof note, "catalog %s cloud_usd_per_hour (%s)", gpu->id, gpu->cloud_date);
-        put(in, GPUPLAN_COST_CLOUD_PRICE, gpu->cloud_usd_per_hour, GPUPLAN_COST_FROM_CATALOG, note);
-    } else {
+    struct gpuplan_rate_choice choice;
+    gpuplan_gpu_cloud_rate(gpu, tier, &choice);
+    in->tier_asked = tier;
+    in->tier = tier;
+    if (!choice.rate) {
         put(in, GPUPLAN_COST_CLOUD_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
             GPUPLAN_N_("no catalog cloud rate: pass --cloud-price"));
+        return;
     }
+    const struct gpuplan_cloud_rate *r = choice.rate;
+    in->tier = r->tier;
+    in->rate_fallback = choice.fallback;
+    snprintf(in->rate_provider, sizeof in->rate_provider, "%s", r->provider);
+    snprintf(in->rate_date, sizeof in->rate_date, "%s", r->date);
+    if (choice.fallback)
+        snprintf(note, sizeof note, "catalog %s: no %s rate; %s %.48s (%s)", gpu->id,
+                 gpuplan_cloud_tier_name(tier), gpuplan_cloud_tier_name(r->tier), r->provider,
+                 r->date);
+    else
+        snprintf(note, sizeof note, "catalog %s: %s %.64s (%s)", gpu->id,
+                 gpuplan_cloud_tier_name(r->tier), r->provider, r->date);
+    put(in, GPUPLAN_COST_CLOUD_PRICE, r->usd_per_gpu_hour, GPUPLAN_COST_FROM_CATALOG, note);
+    in->stale[GPUPLAN_COST_CLOUD_PRICE] = gpuplan_catalog_price_is_stale(catalog, r->date);
+}
+
+/* RAM or NVMe beyond the base: the catalog part's price per unit, or unpriced. */
+static void put_part_price(struct gpuplan_cost_inputs *in,
+                           const struct gpuplan_catalog *catalog,
+                           enum gpuplan_part_kind kind,
+                           enum gpuplan_cost_input input)
+{
+    const struct gpuplan_part *part = gpuplan_catalog_part(catalog, kind);
+    if (!part) {
+        put(in, input, 0, GPUPLAN_COST_FROM_ASSUMPTION,
+            kind == GPUPLAN_PART_RAM
+                ? GPUPLAN_N_("unpriced: no catalog RAM part; pass --ram-price")
+                : GPUPLAN_N_("unpriced: no catalog NVMe part; pass --nvme-price"));
+        return;
+    }
+    char note[192];
+    snprintf(note, sizeof note, "catalog part %s (%s)", part->id, part->price_date);
+    put(in, input, part->usd_per_unit, GPUPLAN_COST_FROM_CATALOG, note);
+    in->stale[input] = gpuplan_catalog_price_is_stale(catalog, part->price_date);
+}
+
+/*
+ * The cluster network per server for 2+ servers: each scale-out NIC port
+ * needs a fabric port (switch share, optics, cable), and a NIC when the
+ * platform's price lacks it. Without the catalog's parts: the stated
+ * $2,500-per-GPU assumption.
+ */
+static void put_network(struct gpuplan_cost_inputs *in,
+                        const struct gpuplan_catalog *catalog,
+                        const struct gpuplan_platform *platform,
+                        uint32_t n_gpus)
+{
+    if (in->n_servers <= 1) {
+        put(in, GPUPLAN_COST_NETWORK_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
+            GPUPLAN_N_("assumption: one server, no cluster network"));
+        return;
+    }
+    const struct gpuplan_part *port = gpuplan_catalog_part(catalog, GPUPLAN_PART_SWITCH_PORT);
+    const struct gpuplan_part *nic = gpuplan_catalog_part(catalog, GPUPLAN_PART_NIC);
+    const uint32_t ports = platform ? platform->scaleout_nics : 0;
+    const bool need_nic = platform && !platform->nics_included;
+    if (!port || ports == 0 || (need_nic && !nic)) {
+        const double usd = ASSUME_NETWORK_USD_PER_GPU * n_gpus / in->n_servers;
+        put(in, GPUPLAN_COST_NETWORK_PRICE, usd, GPUPLAN_COST_FROM_ASSUMPTION,
+            GPUPLAN_N_("assumption: $2,500 per GPU for a 400 Gb/s NIC, switch port and cable"));
+        return;
+    }
+    const double per_port = port->usd_per_unit + (need_nic ? nic->usd_per_unit : 0.0);
+    char note[192];
+    if (need_nic)
+        snprintf(note, sizeof note, "catalog parts: %u x (%s + %s) per server", ports, port->id,
+                 nic->id);
+    else
+        snprintf(note, sizeof note, "catalog parts: %u x %s per server (NICs in the platform)",
+                 ports, port->id);
+    put(in, GPUPLAN_COST_NETWORK_PRICE, ports * per_port, GPUPLAN_COST_FROM_CATALOG, note);
+    in->stale[GPUPLAN_COST_NETWORK_PRICE] =
+        gpuplan_catalog_price_is_stale(catalog, port->price_date) ||
+        (need_nic && gpuplan_catalog_price_is_stale(catalog, nic->price_date));
+}
+
+/* Platform price and what it includes (RAM and NVMe base), or the stated assumptions. */
+static void put_platform(struct gpuplan_cost_inputs *in,
+                         const struct gpuplan_catalog *catalog,
+                         const struct gpuplan_gpu *gpu,
+                         const struct gpuplan_platform *platform)
+{
+    char note[192];
     const bool big = is_big_board(gpu->form_factor);
     if (platform && platform->base_price_usd > 0) {
         snprintf(in->platform_id, sizeof in->platform_id, "%s", platform->id);
-        snprintf(note, sizeof note, "catalog %s base_price_usd", platform->id);
+        snprintf(note, sizeof note, "catalog %s base_price_usd (%s)", platform->id,
+                 platform->price_date);
         put(in, GPUPLAN_COST_PLATFORM_PRICE, platform->base_price_usd, GPUPLAN_COST_FROM_CATALOG,
             note);
+        in->stale[GPUPLAN_COST_PLATFORM_PRICE] =
+            gpuplan_catalog_price_is_stale(catalog, platform->price_date);
     } else {
         put(in, GPUPLAN_COST_PLATFORM_PRICE,
             big ? ASSUME_PLATFORM_SXM_USD : ASSUME_PLATFORM_PCIE_USD, GPUPLAN_COST_FROM_ASSUMPTION,
@@ -257,18 +350,50 @@ enum gpuplan_status gpuplan_cost_inputs_init(struct gpuplan_cost_inputs *in,
             GPUPLAN_COST_FROM_ASSUMPTION,
             GPUPLAN_N_("assumption: CPUs, RAM, fans, NICs, switches in use"));
     }
-    put(in, GPUPLAN_COST_RAM_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
-        GPUPLAN_N_("assumption: included in the platform price"));
-    put(in, GPUPLAN_COST_NVME_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
-        GPUPLAN_N_("assumption: included in the platform price"));
-    if (in->n_servers > 1) {
-        const double usd = ASSUME_NETWORK_USD_PER_GPU * n_gpus / in->n_servers;
-        put(in, GPUPLAN_COST_NETWORK_PRICE, usd, GPUPLAN_COST_FROM_ASSUMPTION,
-            GPUPLAN_N_("assumption: $2,500 per GPU for a 400 Gb/s NIC, switch port and cable"));
+    in->ram_base_gib =
+        platform ? (double)platform->ram_base_bytes / (double)GPUPLAN_BYTES_PER_GIB : 0.0;
+    in->nvme_base_tb =
+        platform ? (double)platform->nvme_base_bytes / (double)GPUPLAN_BYTES_PER_TB : 0.0;
+    put(in, GPUPLAN_COST_RAM_GIB, in->ram_base_gib, GPUPLAN_COST_FROM_CATALOG,
+        platform ? GPUPLAN_N_("the platform's base RAM") : GPUPLAN_N_("no platform: none counted"));
+    put(in, GPUPLAN_COST_NVME_TB, in->nvme_base_tb, GPUPLAN_COST_FROM_CATALOG,
+        platform ? GPUPLAN_N_("the platform's base NVMe")
+                 : GPUPLAN_N_("no platform: none counted"));
+    put_part_price(in, catalog, GPUPLAN_PART_RAM, GPUPLAN_COST_RAM_PRICE);
+    put_part_price(in, catalog, GPUPLAN_PART_NVME, GPUPLAN_COST_NVME_PRICE);
+}
+
+enum gpuplan_status gpuplan_cost_inputs_init_ex(struct gpuplan_cost_inputs *in,
+                                                const struct gpuplan_catalog *catalog,
+                                                const struct gpuplan_gpu *gpu,
+                                                uint32_t n_gpus,
+                                                const struct gpuplan_platform *platform,
+                                                enum gpuplan_cloud_tier tier,
+                                                struct gpuplan_error *err)
+{
+    memset(in, 0, sizeof *in);
+    if (n_gpus == 0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "GPU count is 0; must be >= 1");
+    char note[192];
+    in->n_gpus = n_gpus;
+    snprintf(in->gpu_id, sizeof in->gpu_id, "%s", gpu->id);
+    snprintf(in->catalog_date, sizeof in->catalog_date, "%s", gpuplan_catalog_date(catalog));
+    /* Without a platform record: 8 GPUs per server (HGX/OAM boards and common PCIe servers). */
+    const uint32_t per_server = platform && platform->max_gpus > 0 ? platform->max_gpus : 8;
+    in->n_servers = (n_gpus + per_server - 1) / per_server;
+
+    if (gpu->price_usd > 0) {
+        snprintf(note, sizeof note, "catalog %s price_usd (%s)", gpu->id, gpu->price_date);
+        put(in, GPUPLAN_COST_GPU_PRICE, gpu->price_usd, GPUPLAN_COST_FROM_CATALOG, note);
+        in->stale[GPUPLAN_COST_GPU_PRICE] =
+            gpuplan_catalog_price_is_stale(catalog, gpu->price_date);
     } else {
-        put(in, GPUPLAN_COST_NETWORK_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
-            GPUPLAN_N_("assumption: one server, no cluster network"));
+        put(in, GPUPLAN_COST_GPU_PRICE, 0, GPUPLAN_COST_FROM_ASSUMPTION,
+            GPUPLAN_N_("no catalog price: pass --gpu-price"));
     }
+    put_rate(in, catalog, gpu, tier);
+    put_platform(in, catalog, gpu, platform);
+    put_network(in, catalog, platform, n_gpus);
     snprintf(note, sizeof note, "catalog %s tdp_w", gpu->id);
     put(in, GPUPLAN_COST_GPU_TDP, gpu->tdp_w, GPUPLAN_COST_FROM_CATALOG, note);
     put(in, GPUPLAN_COST_GPU_LOAD, ASSUME_GPU_LOAD, GPUPLAN_COST_FROM_ASSUMPTION,
@@ -294,6 +419,59 @@ enum gpuplan_status gpuplan_cost_inputs_init(struct gpuplan_cost_inputs *in,
     put(in, GPUPLAN_COST_HOURS_PER_DAY, ASSUME_HOURS_PER_DAY, GPUPLAN_COST_FROM_ASSUMPTION,
         GPUPLAN_N_("assumption: one working day"));
     return GPUPLAN_OK;
+}
+
+enum gpuplan_status gpuplan_cost_inputs_init(struct gpuplan_cost_inputs *in,
+                                             const struct gpuplan_gpu *gpu,
+                                             uint32_t n_gpus,
+                                             const struct gpuplan_platform *platform,
+                                             struct gpuplan_error *err)
+{
+    return gpuplan_cost_inputs_init_ex(in, NULL, gpu, n_gpus, platform, GPUPLAN_TIER_DEFAULT, err);
+}
+
+const char *gpuplan_capex_item_name(enum gpuplan_capex_item item)
+{
+    static const char *const names[GPUPLAN_CAPEX_ITEM_COUNT] = { "gpus", "platform", "ram", "nvme",
+                                                                 "network" };
+    return (unsigned)item < GPUPLAN_CAPEX_ITEM_COUNT ? names[item] : "";
+}
+
+static void capex_line(struct gpuplan_capex *c,
+                       enum gpuplan_capex_item item,
+                       double quantity,
+                       const char *unit,
+                       double unit_usd)
+{
+    struct gpuplan_capex_line *l = &c->line[item];
+    l->quantity = quantity;
+    l->unit = unit;
+    l->unit_usd = unit_usd;
+    l->priced = !(quantity > 0.0) || unit_usd > 0.0;
+    l->usd = l->priced ? quantity * unit_usd : 0.0;
+    c->total_usd += l->usd;
+    c->n_unpriced += l->priced ? 0u : 1u;
+}
+
+void gpuplan_capex_compute(const struct gpuplan_cost_inputs *in, struct gpuplan_capex *out)
+{
+    memset(out, 0, sizeof *out);
+    const double servers = in->n_servers ? in->n_servers : 1;
+    const double ram_extra = fmax(0.0, in->v[GPUPLAN_COST_RAM_GIB].value - in->ram_base_gib);
+    const double nvme_extra = fmax(0.0, in->v[GPUPLAN_COST_NVME_TB].value - in->nvme_base_tb);
+    /* Units are English (JSON); the text renderer translates them. */
+    capex_line(out, GPUPLAN_CAPEX_GPUS, in->n_gpus, GPUPLAN_N_("GPU"),
+               in->v[GPUPLAN_COST_GPU_PRICE].value);
+    capex_line(out, GPUPLAN_CAPEX_PLATFORM, servers, GPUPLAN_N_("server"),
+               in->v[GPUPLAN_COST_PLATFORM_PRICE].value);
+    capex_line(out, GPUPLAN_CAPEX_RAM, servers * ram_extra, GPUPLAN_N_("GiB"),
+               in->v[GPUPLAN_COST_RAM_PRICE].value);
+    capex_line(out, GPUPLAN_CAPEX_NVME, servers * nvme_extra, GPUPLAN_N_("TB"),
+               in->v[GPUPLAN_COST_NVME_PRICE].value);
+    /* A network price is per server; 0 (one server, or none given) is no line to price. */
+    const double network = in->v[GPUPLAN_COST_NETWORK_PRICE].value;
+    capex_line(out, GPUPLAN_CAPEX_NETWORK, network > 0.0 ? servers : 0.0, GPUPLAN_N_("server"),
+               network);
 }
 
 enum gpuplan_status gpuplan_cost_inputs_set(struct gpuplan_cost_inputs *in,
@@ -357,9 +535,8 @@ enum gpuplan_status gpuplan_tco_compute(const struct gpuplan_cost_inputs *in,
     const double days = GPUPLAN_DAYS_PER_MONTH;
     const double kwh_price = v[GPUPLAN_COST_POWER_PRICE];
 
-    out->capex_usd = n * v[GPUPLAN_COST_GPU_PRICE] +
-                     servers * (v[GPUPLAN_COST_PLATFORM_PRICE] + v[GPUPLAN_COST_RAM_PRICE] +
-                                v[GPUPLAN_COST_NVME_PRICE] + v[GPUPLAN_COST_NETWORK_PRICE]);
+    gpuplan_capex_compute(in, &out->capex);
+    out->capex_usd = out->capex.total_usd;
     out->power_in_use_kw = (n * v[GPUPLAN_COST_GPU_TDP] * v[GPUPLAN_COST_GPU_LOAD] +
                             servers * v[GPUPLAN_COST_PLATFORM_POWER]) *
                            v[GPUPLAN_COST_PUE] / GPUPLAN_W_PER_KW;

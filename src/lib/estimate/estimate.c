@@ -1,7 +1,7 @@
 /*
  * estimate.c - `gpuplan estimate` as one value (estimate.h): the memory
  * report, then with a GPU the time of the same job and its cloud cost at
- * the catalog's on-demand rate; a serving job is the serving module's
+ * the catalog's rate at the job's cloud tier; a serving job is the serving module's
  * (serving_estimate.c) with its cost per million output tokens.
  *
  * Not here: the memory formulas (memory_model.c), the time model
@@ -22,7 +22,15 @@ static void cost_init(const struct gpuplan_job *job,
 {
     memset(c, 0, sizeof *c);
     c->n_gpus = (job->gpus_per_node ? job->gpus_per_node : 1) * (job->nodes ? job->nodes : 1);
-    c->usd_per_gpu_hour = gpu->cloud_usd_per_hour;
+    struct gpuplan_rate_choice choice;
+    gpuplan_gpu_cloud_rate(gpu, (enum gpuplan_cloud_tier)job->cloud_tier, &choice);
+    c->tier_asked = job->cloud_tier;
+    c->tier = choice.rate ? (int)choice.rate->tier : job->cloud_tier;
+    c->rate_fallback = choice.fallback;
+    if (choice.rate) {
+        c->usd_per_gpu_hour = choice.rate->usd_per_gpu_hour;
+        (void)snprintf(c->provider, sizeof c->provider, "%s", choice.rate->provider);
+    }
 }
 
 /* Training: GPU-hours and the cloud run (gpuplan_cost_cloud_run_usd). */
@@ -79,7 +87,10 @@ enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
         return GPUPLAN_OK;
     out->has_gpu = true;
     (void)snprintf(out->gpu_id, sizeof out->gpu_id, "%s", gpu->id);
-    (void)snprintf(out->gpu_cloud_date, sizeof out->gpu_cloud_date, "%s", gpu->cloud_date);
+    struct gpuplan_rate_choice choice;
+    gpuplan_gpu_cloud_rate(gpu, (enum gpuplan_cloud_tier)job->cloud_tier, &choice);
+    (void)snprintf(out->gpu_cloud_date, sizeof out->gpu_cloud_date, "%s",
+                   choice.rate ? choice.rate->date : "");
     if (out->is_serving) {
         serving_cost(&out->job, gpu, &out->serving, &out->cost);
         return GPUPLAN_OK;

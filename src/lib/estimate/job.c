@@ -840,6 +840,15 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .default_value = "1",
       .real_min = 0.0,
       .real_max = MAX_EPOCHS },
+    { .name = "cloud-tier",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_INT,
+      JOB(cloud_tier),
+      NO_SET,
+      .help = GPUPLAN_N_("which cloud rates a cost uses: hyperscaler on demand, specialty "
+                         "(neocloud) on demand, marketplace/spot, or a 1-year commitment"),
+      .default_value = "specialty",
+      .choices = gpuplan_cloud_tier_names },
     { .name = NULL },
 };
 

@@ -62,10 +62,17 @@ static void materialise(const struct search *s, const struct candidate *c, struc
     p->cost_usd_per_hour = l->usd_per_hour;
     p->cost_usd = (p->has_time && l->has_rate)
                       ? gpuplan_cost_cloud_run_usd(t.train_hours, l->gpus_per_node * l->nodes,
-                                                   l->gpu->cloud_usd_per_hour)
+                                                   l->usd_per_gpu_hour)
                       : 0.0;
     p->has_capex = l->has_capex;
     p->capex_usd = l->capex_usd;
+    p->capex = l->capex;
+    p->rate_fallback = l->rate_fallback;
+    if (l->rate) {
+        (void)snprintf(p->cloud_tier, sizeof p->cloud_tier, "%s",
+                       gpuplan_cloud_tier_name(l->rate->tier));
+        (void)snprintf(p->cloud_provider, sizeof p->cloud_provider, "%s", l->rate->provider);
+    }
     p->cost_per_mtok_usd = l->has_rate && c->tokens_per_s > 0
                                ? gpuplan_cost_usd_per_mtok(l->usd_per_hour, c->tokens_per_s)
                                : 0.0;

@@ -29,8 +29,12 @@ struct layout {
     uint32_t gpus_per_node, nodes;
     bool has_capex;
     double capex_usd;
+    struct gpuplan_capex capex; /* the lines behind capex_usd (cost.h) */
     bool has_rate;
-    double usd_per_hour; /* all GPUs */
+    double usd_per_gpu_hour; /* the catalog rate at the request's cloud tier (or a fallback) */
+    double usd_per_hour;     /* all GPUs */
+    const struct gpuplan_cloud_rate *rate; /* borrowed; NULL without a rate */
+    bool rate_fallback;                    /* no rate at the asked tier: `rate` is another tier's */
     bool has_own;
     double own_usd_per_hour; /* all servers, per hour of use (TCO defaults) */
 };

@@ -85,22 +85,25 @@ static bool platform_sells(const struct gpuplan_platform *platform, uint32_t cou
  * days per month). A run of H hours is charged H times this: its share of owning
  * the servers at the assumed use of 8 h/day.
  */
-static void layout_prices(struct layout *l)
+static void
+layout_prices(struct layout *l, const struct gpuplan_catalog *catalog, enum gpuplan_cloud_tier tier)
 {
     const uint32_t n = l->gpus_per_node * l->nodes;
-    l->has_rate = l->gpu->cloud_usd_per_hour > 0.0;
-    l->usd_per_hour = l->gpu->cloud_usd_per_hour * n;
+    struct gpuplan_rate_choice choice;
+    gpuplan_gpu_cloud_rate(l->gpu, tier, &choice);
+    l->rate = choice.rate;
+    l->rate_fallback = choice.fallback;
+    l->has_rate = choice.rate != NULL;
+    l->usd_per_gpu_hour = choice.rate ? choice.rate->usd_per_gpu_hour : 0.0;
+    l->usd_per_hour = l->usd_per_gpu_hour * n;
     l->has_capex = false;
     if (l->gpu->price_usd <= 0.0 || !platform_sells(l->platform, l->gpus_per_node))
         return;
     struct gpuplan_cost_inputs in;
-    if (gpuplan_cost_inputs_init(&in, l->gpu, n, l->platform, NULL) != GPUPLAN_OK)
+    if (gpuplan_cost_inputs_init_ex(&in, catalog, l->gpu, n, l->platform, tier, NULL) != GPUPLAN_OK)
         return;
-    const double per_server = in.v[GPUPLAN_COST_PLATFORM_PRICE].value +
-                              in.v[GPUPLAN_COST_RAM_PRICE].value +
-                              in.v[GPUPLAN_COST_NVME_PRICE].value;
-    l->capex_usd = n * in.v[GPUPLAN_COST_GPU_PRICE].value + l->nodes * per_server +
-                   in.n_servers * in.v[GPUPLAN_COST_NETWORK_PRICE].value;
+    gpuplan_capex_compute(&in, &l->capex);
+    l->capex_usd = l->capex.total_usd;
     l->has_capex = true;
     /* The cloud rate only enters the break-even figures, not the own cost; the TCO model
      * insists on one, so a GPU without a catalog rate gets a placeholder here. */
@@ -166,7 +169,7 @@ enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
                     l->platform = platform;
                     l->gpus_per_node = counts[c];
                     l->nodes = nodes;
-                    layout_prices(l);
+                    layout_prices(l, catalog, (enum gpuplan_cloud_tier)req->job.cloud_tier);
                 }
             }
         }
@@ -472,7 +475,9 @@ static bool priced(struct search *s,
         return false;
     }
     c->capex_key = l->has_capex ? l->capex_usd : INFINITY;
-    const bool has_price = on_prem ? l->has_own : l->has_rate;
+    /* A rate from another tier than the one asked (rate_fallback) is shown, never ranked
+     * first by cost: its cost key is infinite. */
+    const bool has_price = on_prem ? l->has_own : l->has_rate && !l->rate_fallback;
     const double usd_per_hour = on_prem ? l->own_usd_per_hour : l->usd_per_hour;
     c->cost_key = has_price ? gpuplan_cost_usd_per_mtok(usd_per_hour, c->tokens_per_s) : INFINITY;
     if (!(req->budget_usd > 0.0))
@@ -482,7 +487,7 @@ static bool priced(struct search *s,
         spend = c->capex_key;
     else if (l->has_rate && t->has_train_time)
         spend = gpuplan_cost_cloud_run_usd(t->train_hours, l->gpus_per_node * l->nodes,
-                                           l->gpu->cloud_usd_per_hour);
+                                           l->usd_per_gpu_hour);
     return spend <= req->budget_usd;
 }
 

@@ -348,7 +348,8 @@ static bool priced(struct serve_state *st, const struct layout *l, struct serve_
     c->own_usd_per_hour = l->has_own ? c->units * l->own_usd_per_hour : 0.0;
     c->capex_usd = l->has_capex ? c->units * l->capex_usd : 0.0;
     c->capex_key = l->has_capex ? c->capex_usd : INFINITY;
-    const bool has_price = on_prem ? l->has_own : l->has_rate;
+    /* A rate from another tier than the one asked is shown, never ranked first by cost. */
+    const bool has_price = on_prem ? l->has_own : l->has_rate && !l->rate_fallback;
     c->cost_key = has_price ? gpuplan_cost_usd_per_mtok(
                                   on_prem ? c->own_usd_per_hour : c->usd_per_hour, c->tokens_per_s)
                             : INFINITY;
@@ -793,6 +794,18 @@ materialise(const struct serve_state *st, const struct serve_cand *c, struct gpu
     p->cost_usd_per_hour = l->has_rate ? c->units * l->usd_per_hour : 0.0;
     p->has_capex = l->has_capex;
     p->capex_usd = l->has_capex ? c->units * l->capex_usd : 0.0;
+    p->capex = l->capex; /* one unit's lines, times the units (capex_usd is units x its total) */
+    for (int i = 0; i < GPUPLAN_CAPEX_ITEM_COUNT; i++) {
+        p->capex.line[i].quantity *= c->units;
+        p->capex.line[i].usd *= c->units;
+    }
+    p->capex.total_usd *= c->units;
+    p->rate_fallback = l->rate_fallback;
+    if (l->rate) {
+        (void)snprintf(p->cloud_tier, sizeof p->cloud_tier, "%s",
+                       gpuplan_cloud_tier_name(l->rate->tier));
+        (void)snprintf(p->cloud_provider, sizeof p->cloud_provider, "%s", l->rate->provider);
+    }
     p->has_own_cost = l->has_own;
     p->own_usd_per_hour = l->has_own ? c->units * l->own_usd_per_hour : 0.0;
     p->cost_per_mtok_usd = l->has_rate && sv->tokens_per_s > 0

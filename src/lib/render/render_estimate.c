@@ -147,10 +147,31 @@ static void throughput_text(const struct gpuplan_throughput *t, struct gpuplan_b
                            t->train_hours, t->train_tokens);
 }
 
-static void time_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out)
+void gpuplan_estimate_rate_label(const struct gpuplan_estimate *e, char *dst, size_t size)
 {
     const struct gpuplan_estimate_cost *c = &e->cost;
     const char *date = e->gpu_cloud_date[0] ? e->gpu_cloud_date : GPUPLAN_TR("undated");
+    (void)snprintf(dst, size, "%s %s, %s",
+                   gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier), c->provider, date);
+}
+
+void gpuplan_estimate_rate_note(const struct gpuplan_estimate *e, struct gpuplan_buf *out)
+{
+    const struct gpuplan_estimate_cost *c = &e->cost;
+    if (c->rate_fallback && c->usd_per_gpu_hour > 0)
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("note: %s has no %s rate in the catalog; the %s rate is "
+                                      "used instead\n"),
+                           e->gpu_id,
+                           gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier_asked),
+                           gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier));
+}
+
+static void time_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out)
+{
+    const struct gpuplan_estimate_cost *c = &e->cost;
+    char label[160];
+    gpuplan_estimate_rate_label(e, label, sizeof label);
     gpuplan_buf_puts(out, "\n");
     if (!e->has_throughput) {
         gpuplan_buf_printf(out, GPUPLAN_TR("throughput: not estimated: %s\n"), e->throughput_error);
@@ -163,13 +184,14 @@ static void time_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out)
             GPUPLAN_TR("time to train: pass --tokens N (or --dataset-tokens N) [--epochs E]\n"));
         return;
     }
-    if (c->has_cloud_usd)
+    if (c->has_cloud_usd) {
         gpuplan_buf_printf(
             out,
             GPUPLAN_TR("cost: %.2f USD cloud (%.1f GPU-hours at %.2f USD/GPU-hour, catalog "
                        "%s)\n"),
-            c->cloud_usd, c->gpu_hours, c->usd_per_gpu_hour, date);
-    else
+            c->cloud_usd, c->gpu_hours, c->usd_per_gpu_hour, label);
+        gpuplan_estimate_rate_note(e, out);
+    } else
         gpuplan_buf_printf(
             out, GPUPLAN_TR("cost: %.1f GPU-hours; no cloud rate for '%s' in the catalog\n"),
             c->gpu_hours, e->gpu_id);
@@ -196,8 +218,21 @@ time_json(const struct gpuplan_estimate *e, json_t *root, struct gpuplan_error *
     if (st != GPUPLAN_OK)
         return st;
     json_t *cost = json_object();
+    const bool rated = c->usd_per_gpu_hour > 0;
     json_object_set_new(cost, "usd_per_gpu_hour",
-                        c->usd_per_gpu_hour > 0 ? json_real(c->usd_per_gpu_hour) : json_null());
+                        rated ? json_real(c->usd_per_gpu_hour) : json_null());
+    json_object_set_new(
+        cost, "cloud_tier_asked",
+        json_string(gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier_asked)));
+    json_object_set_new(cost, "cloud_tier",
+                        rated
+                            ? json_string(gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier))
+                            : json_null());
+    json_object_set_new(cost, "cloud_provider", rated ? json_string(c->provider) : json_null());
+    json_object_set_new(cost, "rate_date",
+                        rated && e->gpu_cloud_date[0] ? json_string(e->gpu_cloud_date)
+                                                      : json_null());
+    json_object_set_new(cost, "rate_fallback", json_boolean(rated && c->rate_fallback));
     json_object_set_new(cost, "n_gpus", json_integer(c->n_gpus));
     json_object_set_new(cost, "gpu_hours", hundredths_or_null(c->has_gpu_hours, c->gpu_hours));
     json_object_set_new(cost, "cloud_usd", hundredths_or_null(c->has_cloud_usd, c->cloud_usd));

@@ -24,9 +24,18 @@ void gpuplan_format_usd(char *dst, size_t size, double usd);
  * line break (quotes doubled), then CRLF (render_format.c). NULL cells are empty. */
 void gpuplan_csv_row(struct gpuplan_buf *out, const char *const *cells, size_t n);
 
+/* A capex object: {"total_usd", "lines": [{item, quantity, unit, unit_usd, usd, priced}],
+ * "unpriced": [item names]} (render_tco.c; recommend's plans reuse it). */
+struct gpuplan_capex;
+struct json_t *gpuplan_capex_json(const struct gpuplan_capex *capex);
+
 /* ---- serving (render_serving.c) ---- */
 
 /* An infer estimate's job and engine lines. */
+/* "specialty RunPod Secure Cloud, 2026-05": the tier, provider and date of an estimate's rate. */
+void gpuplan_estimate_rate_label(const struct gpuplan_estimate *e, char *dst, size_t size);
+/* "note: ... has no hyperscaler rate ..." when the rate is another tier's; nothing otherwise. */
+void gpuplan_estimate_rate_note(const struct gpuplan_estimate *e, struct gpuplan_buf *out);
 void render_serving_job_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out);
 /* "GPU KV cache: N tokens, max concurrency X at L tokens", the advice, the engine's log. */
 void render_serving_pool_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out);

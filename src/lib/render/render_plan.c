@@ -105,6 +105,14 @@ static json_t *plan_json(const struct gpuplan_plan *p)
                         real_or_null(p->has_cloud_rate && (!infer || p->cost_per_mtok_usd > 0),
                                      sig4(p->cost_per_mtok_usd)));
     json_object_set_new(o, "capex_usd", real_or_null(p->has_capex, cents(p->capex_usd)));
+    json_object_set_new(o, "capex", p->has_capex ? gpuplan_capex_json(&p->capex) : json_null());
+    json_object_set_new(o, "cloud_tier",
+                        p->has_cloud_rate && p->cloud_tier[0] ? json_string(p->cloud_tier)
+                                                              : json_null());
+    json_object_set_new(o, "cloud_provider",
+                        p->has_cloud_rate && p->cloud_tier[0] ? json_string(p->cloud_provider)
+                                                              : json_null());
+    json_object_set_new(o, "rate_fallback", json_boolean(p->has_cloud_rate && p->rate_fallback));
     json_object_set_new(o, "own_usd_per_hour",
                         real_or_null(p->has_own_cost, cents(p->own_usd_per_hour)));
     json_object_set_new(o, "own_cost_usd",
@@ -238,6 +246,14 @@ static void text_details(const struct gpuplan_plan *p, size_t rank, struct gpupl
         sv->power_w / GPUPLAN_W_PER_KW, sv->rack_power_w / GPUPLAN_W_PER_KW);
     gpuplan_buf_printf(out, GPUPLAN_TR("  GPUs: %s; network: %s\n"), GPUPLAN_TR(sv->interconnect),
                        GPUPLAN_TR(sv->network));
+    if (p->has_cloud_rate && p->cloud_tier[0])
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("  cloud rate: %.2f USD/hour for the plan's GPUs, %s tier, "
+                                      "%s%s\n"),
+                           p->cost_usd_per_hour, p->cloud_tier, p->cloud_provider,
+                           p->rate_fallback ? GPUPLAN_TR(" (no rate at the asked tier: not ranked "
+                                                         "by cost)")
+                                            : "");
     if (p->is_serving)
         render_plan_serving_details(p, out);
     else if (p->has_own_cost && p->has_time)

@@ -137,12 +137,15 @@ void render_serving_time_text(const struct gpuplan_estimate *e, struct gpuplan_b
                            sv->output_tokens_per_s, sv->output_tokens_per_s_per_gpu,
                            sv->output_tokens_per_s / (double)sv->load.output_tokens);
         step_text(&sv->decode_step, sv->step_bound ? sv->step_bound : "", out);
-        const char *date = e->gpu_cloud_date[0] ? e->gpu_cloud_date : GPUPLAN_TR("undated");
-        if (c->has_usd_per_mtok)
+        char label[160];
+        gpuplan_estimate_rate_label(e, label, sizeof label);
+        if (c->has_usd_per_mtok) {
             gpuplan_buf_printf(out,
                                GPUPLAN_TR("cost: %.2f USD per million output tokens (%u GPU(s) at "
                                           "%.2f USD/GPU-hour, catalog %s)\n"),
-                               c->usd_per_mtok, c->n_gpus, c->usd_per_gpu_hour, date);
+                               c->usd_per_mtok, c->n_gpus, c->usd_per_gpu_hour, label);
+            gpuplan_estimate_rate_note(e, out);
+        }
     }
     gpuplan_buf_printf(out, GPUPLAN_TR("\nlaunch: %s\n"), sv->commands.launch);
     gpuplan_buf_printf(out, GPUPLAN_TR("verify: %s\n"), sv->commands.bench);

@@ -99,6 +99,90 @@ static void text_chart(const struct gpuplan_tco *tco, struct gpuplan_buf *out)
     gpuplan_buf_printf(out, GPUPLAN_TR("\n%12s  0%*s%u months\n"), "", CHART_COLS - 8, "", last);
 }
 
+/* "$30,000" style money with cents below $100 (unit prices such as $20.20/GiB). */
+static void unit_usd(char *dst, size_t size, double usd)
+{
+    if (usd < 100.0)
+        snprintf(dst, size, "$%.2f", usd);
+    else
+        gpuplan_format_usd(dst, size, usd);
+}
+
+/* `text` left-aligned in `width` characters (UTF-8 code points, so Russian lines up). */
+static void put_padded(struct gpuplan_buf *out, const char *text, size_t width)
+{
+    size_t chars = 0;
+    for (const char *p = text; *p; p++)
+        chars += ((unsigned char)*p & 0xC0u) != 0x80u;
+    gpuplan_buf_puts(out, text);
+    for (; chars < width; chars++)
+        gpuplan_buf_puts(out, " ");
+}
+
+/* The capex lines as the text names them (JSON keeps gpuplan_capex_item_name). */
+static const char *const capex_item_text[GPUPLAN_CAPEX_ITEM_COUNT] = {
+    GPUPLAN_N_("GPUs"), GPUPLAN_N_("platform"), GPUPLAN_N_("RAM"), GPUPLAN_N_("NVMe"),
+    GPUPLAN_N_("network")
+};
+
+static void text_capex(const struct gpuplan_cost_inputs *in,
+                       const struct gpuplan_tco *tco,
+                       struct gpuplan_buf *out)
+{
+    char a[32], b[32];
+    gpuplan_format_usd(a, sizeof a, tco->capex_usd);
+    gpuplan_buf_printf(out, GPUPLAN_TR("\ncapex                 %14s\n"), a);
+    for (int i = 0; i < GPUPLAN_CAPEX_ITEM_COUNT; i++) {
+        const struct gpuplan_capex_line *l = &tco->capex.line[i];
+        unit_usd(a, sizeof a, l->unit_usd);
+        gpuplan_format_usd(b, sizeof b, l->usd);
+        gpuplan_buf_puts(out, "  ");
+        put_padded(out, GPUPLAN_TR(capex_item_text[i]), 10);
+        gpuplan_buf_printf(out, " %10.6g ", l->quantity);
+        put_padded(out, GPUPLAN_TR(l->unit), 6);
+        gpuplan_buf_printf(out, " x %12s = %14s%s\n", a, b,
+                           l->priced ? "" : GPUPLAN_TR("  UNPRICED"));
+    }
+    if (in->ram_base_gib > 0 || in->nvme_base_tb > 0)
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("  (the platform includes %.0f GiB of RAM and %.4g TB of NVMe "
+                       "per server)\n"),
+            in->ram_base_gib, in->nvme_base_tb);
+    for (int i = 0; i < GPUPLAN_CAPEX_ITEM_COUNT; i++)
+        if (!tco->capex.line[i].priced)
+            gpuplan_buf_printf(out,
+                               GPUPLAN_TR("warning: %s is unpriced (no catalog price): capex "
+                                          "leaves it out; give its price\n"),
+                               GPUPLAN_TR(capex_item_text[i]));
+}
+
+/* The rate's tier and provider, the fallback note, and every stale catalog price. */
+static void text_rate_and_warnings(const struct gpuplan_cost_inputs *in, struct gpuplan_buf *out)
+{
+    const struct gpuplan_cost_value *rate = &in->v[GPUPLAN_COST_CLOUD_PRICE];
+    if (rate->origin == GPUPLAN_COST_FROM_CATALOG)
+        gpuplan_buf_printf(out, GPUPLAN_TR("cloud rate: $%.2f per GPU-hour, %s tier, %s (%s)\n"),
+                           rate->value, gpuplan_cloud_tier_name(in->tier), in->rate_provider,
+                           in->rate_date);
+    else if (rate->origin == GPUPLAN_COST_FROM_USER)
+        gpuplan_buf_printf(out, GPUPLAN_TR("cloud rate: $%.2f per GPU-hour (given)\n"),
+                           rate->value);
+    if (in->rate_fallback && rate->origin == GPUPLAN_COST_FROM_CATALOG)
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("note: %s has no %s rate in the catalog; the %s rate is "
+                                      "used instead\n"),
+                           in->gpu_id, gpuplan_cloud_tier_name(in->tier_asked),
+                           gpuplan_cloud_tier_name(in->tier));
+    for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++)
+        if (in->stale[i] && in->v[i].origin == GPUPLAN_COST_FROM_CATALOG)
+            gpuplan_buf_printf(out,
+                               GPUPLAN_TR("warning: --%s comes from a price older than %d "
+                                          "months before the catalog's date (%s): %s\n"),
+                               gpuplan_cost_input_flag((enum gpuplan_cost_input)i),
+                               GPUPLAN_PRICE_STALE_MONTHS, in->catalog_date, in->v[i].note);
+}
+
 static void render_text(const struct gpuplan_cost_inputs *in,
                         const struct gpuplan_tco *tco,
                         struct gpuplan_buf *out)
@@ -108,9 +192,9 @@ static void render_text(const struct gpuplan_cost_inputs *in,
         out, GPUPLAN_TR("own vs rent: %u x %s in %u server%s, %.4g h/day, %.4g years\n\n"),
         in->n_gpus, in->gpu_id, in->n_servers, in->n_servers == 1 ? "" : "s",
         in->v[GPUPLAN_COST_HOURS_PER_DAY].value, in->v[GPUPLAN_COST_YEARS].value);
+    text_rate_and_warnings(in, out);
     text_inputs(in, out);
-    gpuplan_format_usd(a, sizeof a, tco->capex_usd);
-    gpuplan_buf_printf(out, GPUPLAN_TR("\ncapex                 %14s\n"), a);
+    text_capex(in, tco, out);
     gpuplan_buf_printf(out, GPUPLAN_TR("power in use / idle   %11.2f kW / %.2f kW (incl. PUE)\n"),
                        tco->power_in_use_kw, tco->power_idle_kw);
     gpuplan_buf_puts(out, GPUPLAN_TR("\nper month             own           cloud\n"));
@@ -149,6 +233,44 @@ static json_t *json_money(double usd)
     return json_real(gpuplan_round_to(usd, 0.01));
 }
 
+json_t *gpuplan_capex_json(const struct gpuplan_capex *capex)
+{
+    json_t *lines = json_array();
+    json_t *unpriced = json_array();
+    for (int i = 0; lines && unpriced && i < GPUPLAN_CAPEX_ITEM_COUNT; i++) {
+        const struct gpuplan_capex_line *l = &capex->line[i];
+        const char *item = gpuplan_capex_item_name((enum gpuplan_capex_item)i);
+        json_array_append_new(lines,
+                              json_pack("{s:s, s:f, s:s, s:f, s:o, s:b}", "item", item, "quantity",
+                                        gpuplan_round_to(l->quantity, 0.001), "unit", l->unit,
+                                        "unit_usd", gpuplan_round_to(l->unit_usd, 0.01), "usd",
+                                        json_money(l->usd), "priced", l->priced));
+        if (!l->priced)
+            json_array_append_new(unpriced, json_string(item));
+    }
+    json_t *o = lines && unpriced
+                    ? json_pack("{s:o, s:o, s:o}", "total_usd", json_money(capex->total_usd),
+                                "lines", lines, "unpriced", unpriced)
+                    : NULL;
+    if (!o) {
+        json_decref(lines);
+        json_decref(unpriced);
+    }
+    return o;
+}
+
+static json_t *rate_json(const struct gpuplan_cost_inputs *in)
+{
+    const struct gpuplan_cost_value *rate = &in->v[GPUPLAN_COST_CLOUD_PRICE];
+    const bool catalog = rate->origin == GPUPLAN_COST_FROM_CATALOG;
+    return json_pack("{s:f, s:s, s:o, s:o, s:o, s:b}", "usd_per_gpu_hour", rate->value,
+                     "tier_asked", gpuplan_cloud_tier_name(in->tier_asked), "tier",
+                     catalog ? json_string(gpuplan_cloud_tier_name(in->tier)) : json_null(),
+                     "provider", catalog ? json_string(in->rate_provider) : json_null(), "date",
+                     catalog ? json_string(in->rate_date) : json_null(), "fallback",
+                     catalog && in->rate_fallback);
+}
+
 static json_t *tco_json(const struct gpuplan_cost_inputs *in, const struct gpuplan_tco *tco)
 {
     json_t *root = json_object();
@@ -175,14 +297,18 @@ static json_t *tco_json(const struct gpuplan_cost_inputs *in, const struct gpupl
     bad |= json_object_set_new(root, "n_servers", json_integer(in->n_servers));
     for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++) {
         const struct gpuplan_cost_value *v = &in->v[i];
-        json_t *item = json_pack("{s:f, s:s, s:s, s:s}", "value", v->value, "unit",
+        json_t *item = json_pack("{s:f, s:s, s:s, s:s, s:b}", "value", v->value, "unit",
                                  gpuplan_cost_input_unit((enum gpuplan_cost_input)i), "origin",
-                                 gpuplan_cost_origin_name(v->origin), "note", v->note);
+                                 gpuplan_cost_origin_name(v->origin), "note", v->note, "stale",
+                                 in->stale[i] && v->origin == GPUPLAN_COST_FROM_CATALOG);
         bad |=
             json_object_set_new(inputs, gpuplan_cost_input_key((enum gpuplan_cost_input)i), item);
     }
     bad |= json_object_set_new(root, "inputs", inputs);
     bad |= json_object_set_new(root, "capex_usd", json_money(tco->capex_usd));
+    bad |= json_object_set_new(root, "capex", gpuplan_capex_json(&tco->capex));
+    bad |= json_object_set_new(root, "cloud_rate", rate_json(in));
+    bad |= json_object_set_new(root, "catalog_date", json_string(in->catalog_date));
     bad |= json_object_set_new(root, "power_in_use_kw",
                                json_real(gpuplan_round_to(tco->power_in_use_kw, 0.001)));
     bad |= json_object_set_new(root, "power_idle_kw",
@@ -244,6 +370,13 @@ static enum gpuplan_status render_html(const struct gpuplan_cost_inputs *in,
     gpuplan_buf_puts(out, "</table>\n<table>\n");
     gpuplan_format_usd(a, sizeof a, tco->capex_usd);
     gpuplan_buf_printf(out, "<tr><th>capex</th><td>%s</td></tr>\n", a);
+    for (int i = 0; i < GPUPLAN_CAPEX_ITEM_COUNT; i++) {
+        const struct gpuplan_capex_line *l = &tco->capex.line[i];
+        gpuplan_format_usd(a, sizeof a, l->usd);
+        gpuplan_buf_printf(out, "<tr><th>capex: %s</th><td>%s%s</td></tr>\n",
+                           gpuplan_capex_item_name((enum gpuplan_capex_item)i), a,
+                           l->priced ? "" : " (unpriced)");
+    }
     gpuplan_format_usd(a, sizeof a, tco->monthly_own_usd);
     gpuplan_format_usd(b, sizeof b, tco->monthly_cloud_usd);
     gpuplan_buf_printf(out, "<tr><th>per month, own</th><td>%s</td></tr>\n", a);

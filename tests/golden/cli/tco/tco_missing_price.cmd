@@ -1,1 +1,1 @@
-$GPUPLAN tco --gpu a100-80gb-sxm:8
+$GPUPLAN tco --catalog tests/golden/cli/hostile_catalog.d/unpriced --gpu my-gpu:8

@@ -1,0 +1,1 @@
+$GPUPLAN gpus --format csv

@@ -1,0 +1,1 @@
+$GPUPLAN gpus --catalog tests/golden/cli/hostile_catalog.d/rate_no_date

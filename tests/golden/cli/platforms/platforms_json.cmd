@@ -1,0 +1,1 @@
+$GPUPLAN platforms --format json
