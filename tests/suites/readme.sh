@@ -34,6 +34,28 @@ elif [ -n "$missing" ]; then
 else
     ok "README lists all $n_routes endpoints of the service"
 fi
+# The formats table says what each command's --help says.
+if python3 - "$GPUPLAN" <<'PY' >"$tmp/fmt" 2>&1; then ok "README's formats table matches every command's --help"; else bad "README's formats table: $(cat "$tmp/fmt")"; fi
+import re, subprocess, sys
+text = open("README.md", encoding="utf-8").read()
+i = text.index("| command | formats |")
+rows = [l for l in text[i:].split("\n")[2:] if l.startswith("|")]
+seen = 0
+for row in rows:
+    cmds_cell, formats_cell = [c.strip() for c in row.strip("|").split("|")[:2]]
+    if "launch file" in formats_cell:
+        continue
+    want = [f.strip() for f in formats_cell.split(",")]
+    for cmd in re.findall(r"`([a-z]+)`", cmds_cell):
+        out = subprocess.run([sys.argv[1], cmd, "--help"], capture_output=True, text=True).stdout
+        m = re.search(r"--format ([a-z|]+)", out)
+        got = m.group(1).split("|") if m else []
+        if got != want:
+            print(f"{cmd}: README says {want}, --help says {got}")
+            sys.exit(1)
+        seen += 1
+sys.exit(0 if seen >= 8 else 1)
+PY
 README_BASE=$base python3 tests/tools/readme_examples.py README.md "$BUILD" >"$tmp/out"
 rc=$?
 cat "$tmp/out"
