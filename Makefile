@@ -198,10 +198,23 @@ build-fuzz/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA)
 	@mkdir -p $(@D)
 	@$(call say,EMBED,$@)
 	$(Q)$(BUILD)/tools/embed $@ $(DATA)
-build-fuzz/fuzz_%: tests/fuzz/targets/fuzz_%.c $(LIB_SRC) build-fuzz/gen/embedded_data.c
+# The library is compiled once for every target (instrumented, not linked with
+# libFuzzer's main: fuzzer-no-link), then each target links against it.
+FUZZ_LIB_CFLAGS = $(subst -fsanitize=fuzzer$(COMMA),-fsanitize=fuzzer-no-link$(COMMA),$(FUZZ_CFLAGS))
+COMMA := ,
+FUZZ_OBJ := $(LIB_SRC:src/lib/%.c=build-fuzz/obj/lib/%.o) build-fuzz/obj/gen/embedded_data.o
+.SECONDARY: $(FUZZ_OBJ)
+build-fuzz/obj/lib/%.o: src/lib/%.c $(wildcard include/gpuplan/*.h) $(LIB_HDR)
 	@mkdir -p $(@D)
 	@$(call say,CLANG,$@)
-	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) build-fuzz/gen/embedded_data.c $(LDLIBS_ALL)
+	$(Q)clang $(FUZZ_LIB_CFLAGS) -c -o $@ $<
+build-fuzz/obj/gen/embedded_data.o: build-fuzz/gen/embedded_data.c
+	@mkdir -p $(@D)
+	$(Q)clang $(FUZZ_LIB_CFLAGS) -c -o $@ $<
+build-fuzz/fuzz_%: tests/fuzz/targets/fuzz_%.c $(FUZZ_OBJ)
+	@mkdir -p $(@D)
+	@$(call say,CLANG,$@)
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LDLIBS_ALL)
 fuzz:
 	@scripts/deps.sh build fuzz
 	@$(MAKE) --no-print-directory $(LIBFUZZ_BIN)
