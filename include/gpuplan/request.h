@@ -234,6 +234,23 @@ enum gpuplan_status gpuplan_propose(const struct gpuplan_model *model,
                                     struct gpuplan_buf *out,
                                     struct gpuplan_error *err);
 
+/*
+ * A POST /v1/propose body: a /v1/recommend body and a member of its own,
+ * "format" ("html", the default, or "md"), read into `doc`. "lang" is the
+ * service's, as in every body. Errors as gpuplan_plan_request_from_json_config.
+ */
+struct gpuplan_propose_body {
+    int format; /* enum gpuplan_format: GPUPLAN_FORMAT_HTML or GPUPLAN_FORMAT_MD */
+};
+enum gpuplan_status gpuplan_propose_request_from_json_config(struct gpuplan_plan_request *req,
+                                                             struct gpuplan_propose_body *doc,
+                                                             const char *body,
+                                                             size_t len,
+                                                             char *model_out,
+                                                             size_t model_size,
+                                                             struct gpuplan_config *cfg,
+                                                             struct gpuplan_error *err);
+
 /* ---- a plan from `recommend --format json` (plan_read.c) ---- */
 
 struct gpuplan_plan;
