@@ -941,9 +941,7 @@ static void section_launch(struct gpuplan_doc *doc, const struct gpuplan_plan *p
     struct gpuplan_buf code;
     gpuplan_buf_init(&code, 0);
     size_t shown = 0;
-    struct gpuplan_error refusal;
-    gpuplan_error_init(&refusal);
-    bool has_refusal = false;
+    char tried[160] = ""; /* the kinds that refused, for the note (their reasons: gpuplan emit) */
     for (size_t i = 0; i < n_list && shown < PROPOSAL_MAX_LAUNCH; i++) {
         const enum gpuplan_engine e = list[i];
         if (p->is_serving && e != GPUPLAN_ENGINE_K8S &&
@@ -951,12 +949,9 @@ static void section_launch(struct gpuplan_doc *doc, const struct gpuplan_plan *p
             continue;
         if (e == GPUPLAN_ENGINE_SLURM && p->nodes < 2)
             continue;
-        struct gpuplan_error why;
-        gpuplan_error_init(&why);
-        if (gpuplan_emit_check(p, e, &why) != GPUPLAN_OK) {
-            if (!has_refusal)
-                refusal = why;
-            has_refusal = true;
+        if (gpuplan_emit_check(p, e, NULL) != GPUPLAN_OK) {
+            const size_t len = strlen(tried);
+            snprintf(tried + len, sizeof tried - len, "%s%s", len ? ", " : "", gpuplan_engine_name(e));
             continue;
         }
         gpuplan_buf_reset(&code);
@@ -976,10 +971,12 @@ static void section_launch(struct gpuplan_doc *doc, const struct gpuplan_plan *p
     }
     gpuplan_buf_release(&code);
     if (shown == 0) {
-        gpuplan_doc_note(doc, GPUPLAN_TR("No launch configuration kind runs this plan as planned "
-                                         "(see 'gpuplan emit')."));
-        if (has_refusal)
-            gpuplan_doc_paragraph(doc, refusal.message);
+        char line[CELL_MAX];
+        snprintf(line, sizeof line,
+                 GPUPLAN_TR("No launch configuration kind runs this plan as planned (tried: %s; "
+                            "'gpuplan emit KIND' says why)."),
+                 tried[0] ? tried : "\xE2\x80\x94");
+        gpuplan_doc_note(doc, line);
     }
 }
 
