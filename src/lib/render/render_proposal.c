@@ -913,9 +913,11 @@ static void section_risks(struct gpuplan_doc *doc, struct proposal *pr)
 /* The launch configurations the plan runs as planned. */
 static void section_launch(struct gpuplan_doc *doc, const struct gpuplan_plan *p)
 {
+    /* Launchers first, then the fine-tuning frameworks (torchtune keeps selective recompute). */
     static const enum gpuplan_engine training[] = {
-        GPUPLAN_ENGINE_ACCELERATE, GPUPLAN_ENGINE_DEEPSPEED, GPUPLAN_ENGINE_TORCHRUN,
-        GPUPLAN_ENGINE_SLURM,      GPUPLAN_ENGINE_AXOLOTL,
+        GPUPLAN_ENGINE_ACCELERATE, GPUPLAN_ENGINE_DEEPSPEED,     GPUPLAN_ENGINE_TORCHRUN,
+        GPUPLAN_ENGINE_SLURM,      GPUPLAN_ENGINE_TORCHTUNE,     GPUPLAN_ENGINE_AXOLOTL,
+        GPUPLAN_ENGINE_TRL,        GPUPLAN_ENGINE_LLAMA_FACTORY,
     };
     static const enum gpuplan_engine serving[] = { GPUPLAN_ENGINE_VLLM, GPUPLAN_ENGINE_SGLANG,
                                                    GPUPLAN_ENGINE_K8S };
@@ -933,10 +935,12 @@ static void section_launch(struct gpuplan_doc *doc, const struct gpuplan_plan *p
         [GPUPLAN_ENGINE_K8S] = "k8s.yaml",
     };
     static const char *const langs[GPUPLAN_ENGINE_COUNT] = {
-        [GPUPLAN_ENGINE_DEEPSPEED] = "json", [GPUPLAN_ENGINE_ACCELERATE] = "yaml",
-        [GPUPLAN_ENGINE_TORCHRUN] = "sh",    [GPUPLAN_ENGINE_SLURM] = "sh",
-        [GPUPLAN_ENGINE_AXOLOTL] = "yaml",   [GPUPLAN_ENGINE_VLLM] = "sh",
-        [GPUPLAN_ENGINE_SGLANG] = "sh",      [GPUPLAN_ENGINE_K8S] = "yaml",
+        [GPUPLAN_ENGINE_DEEPSPEED] = "json",     [GPUPLAN_ENGINE_ACCELERATE] = "yaml",
+        [GPUPLAN_ENGINE_TORCHRUN] = "sh",        [GPUPLAN_ENGINE_SLURM] = "sh",
+        [GPUPLAN_ENGINE_AXOLOTL] = "yaml",       [GPUPLAN_ENGINE_VLLM] = "sh",
+        [GPUPLAN_ENGINE_SGLANG] = "sh",          [GPUPLAN_ENGINE_K8S] = "yaml",
+        [GPUPLAN_ENGINE_TORCHTUNE] = "yaml",     [GPUPLAN_ENGINE_TRL] = "json",
+        [GPUPLAN_ENGINE_LLAMA_FACTORY] = "yaml",
     };
     struct gpuplan_buf code;
     gpuplan_buf_init(&code, 0);
@@ -951,7 +955,8 @@ static void section_launch(struct gpuplan_doc *doc, const struct gpuplan_plan *p
             continue;
         if (gpuplan_emit_check(p, e, NULL) != GPUPLAN_OK) {
             const size_t len = strlen(tried);
-            snprintf(tried + len, sizeof tried - len, "%s%s", len ? ", " : "", gpuplan_engine_name(e));
+            snprintf(tried + len, sizeof tried - len, "%s%s", len ? ", " : "",
+                     gpuplan_engine_name(e));
             continue;
         }
         gpuplan_buf_reset(&code);
