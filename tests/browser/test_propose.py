@@ -68,6 +68,8 @@ ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*[A-Za-z0-9]|[A-Za-z]")
 def english_words(text, allowed):
     """The Latin-letter words of TEXT that are not in ALLOWED (product names, units, code)."""
     bad = []
+    # code: command-line options (--grad-ckpt full) and identifiers (FULL_SHARD, gradient_checkpointing)
+    text = re.sub(r"--[a-z][a-z0-9-]*|\b\w+_\w+\b", " ", text)
     for w in ENGLISH_WORD.findall(text):
         parts = [p for p in re.split(r"[-']", w) if p]
         if w in allowed or CODE_TOKEN.match(w) or all(p in allowed or len(p) <= 1 for p in parts):
