@@ -646,7 +646,8 @@ static enum MHD_Result run_post(const struct server *srv,
         gpuplan_messages_use(server_lang_from_body(&srv->langs, body, req->body.len, req->msgs));
     const char *content_type = NULL;
     const enum gpuplan_status st = route->post(srv, body, req->body.len, &out, &content_type, &err);
-    const enum MHD_Result result = respond_post(srv, conn, req, route, st, &out, content_type, &err);
+    const enum MHD_Result result =
+        respond_post(srv, conn, req, route, st, &out, content_type, &err);
     gpuplan_messages_use(was);
     return result;
 }
