@@ -320,8 +320,10 @@ enum gpuplan_status gpuplan_render_tco(const struct gpuplan_cost_inputs *in,
 struct gpuplan_model;
 struct gpuplan_catalog;
 
-#define GPUPLAN_RENDER_PROPOSAL_FORMATS \
-    (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_MD) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_HTML))
+/* The document (md, html), or its charts alone as JSON (json: the web page's pictures). */
+#define GPUPLAN_RENDER_PROPOSAL_FORMATS                                                \
+    (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_MD) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_HTML) | \
+     GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_JSON))
 
 struct gpuplan_proposal_options {
     enum gpuplan_format format; /* GPUPLAN_FORMAT_HTML or GPUPLAN_FORMAT_MD */
@@ -329,6 +331,7 @@ struct gpuplan_proposal_options {
     const char *date;    /* "2026-12-01" from the caller's clock, or NULL: no date line */
     const char *version; /* gpuplan's version for the footer, or NULL */
     const char *command; /* the command line (or request) that reproduces it, or NULL */
+    double width_px;     /* json: the charts' width (0: 640 px; 240..2000) */
 };
 
 /*
@@ -348,9 +351,12 @@ struct gpuplan_proposal_options {
  * recommended server are evaluated here with the planner's own models
  * (gpuplan_estimate_memory, gpuplan_tco_compute with `gpuplan tco`'s
  * defaults). Words go through GPUPLAN_TR: the language is the process's
- * gettext language. Errors: GPUPLAN_ERR_USAGE for another format,
- * GPUPLAN_ERR_UNSUPPORTED when the result has no plan, the document
- * builder's and the buffer's.
+ * gettext language (or the thread's catalog, messages.h). GPUPLAN_FORMAT_JSON
+ * writes the charts alone, for the web page: {"schema_version":1, "model",
+ * "recommended", "charts":{"memory", "time_cost", "buy_rent"}}, each a
+ * standalone <svg> (its own style) or null when it cannot be drawn. Errors: GPUPLAN_ERR_USAGE for
+ * another format, GPUPLAN_ERR_UNSUPPORTED when the result has no plan, the document builder's and
+ * the buffer's.
  */
 struct gpuplan_plan_result;
 enum gpuplan_status gpuplan_render_proposal(const struct gpuplan_model *model,

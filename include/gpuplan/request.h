@@ -235,12 +235,14 @@ enum gpuplan_status gpuplan_propose(const struct gpuplan_model *model,
                                     struct gpuplan_error *err);
 
 /*
- * A POST /v1/propose body: a /v1/recommend body and a member of its own,
- * "format" ("html", the default, or "md"), read into `doc`. "lang" is the
+ * A POST /v1/propose body: a /v1/recommend body and members of its own,
+ * "format" ("html", the default, "md", or "json": the charts alone) and
+ * "chart_width" (json: px, 240..2000), read into `doc`. "lang" is the
  * service's, as in every body. Errors as gpuplan_plan_request_from_json_config.
  */
 struct gpuplan_propose_body {
-    int format; /* enum gpuplan_format: GPUPLAN_FORMAT_HTML or GPUPLAN_FORMAT_MD */
+    int format;            /* enum gpuplan_format: HTML, MD or JSON */
+    double chart_width_px; /* 0: the charts' default */
 };
 enum gpuplan_status gpuplan_propose_request_from_json_config(struct gpuplan_plan_request *req,
                                                              struct gpuplan_propose_body *doc,

@@ -1346,11 +1346,14 @@ static enum gpuplan_status post_propose(const struct server *srv,
         .date = date,
         .version = GPUPLAN_VERSION,
         .command = NULL,
+        .width_px = doc.chart_width_px,
     };
     enum gpuplan_status st = find_model(srv, model_id, &scratch, &model, err);
     if (st == GPUPLAN_OK)
         st = gpuplan_propose(model, srv->catalog, &req, &opts, out, err);
-    *content_type = opts.format == GPUPLAN_FORMAT_MD ? MARKDOWN_TYPE : HTML_TYPE;
+    *content_type = opts.format == GPUPLAN_FORMAT_MD     ? MARKDOWN_TYPE
+                    : opts.format == GPUPLAN_FORMAT_JSON ? JSON_TYPE
+                                                         : HTML_TYPE;
     gpuplan_model_release(&scratch);
     gpuplan_config_release(&cfg);
     return st;

@@ -147,6 +147,20 @@ def t_table_1280(br, base, api_base):
     page.click("#rec-table tbody tr[data-rank='1'] button.plan-more")
     res.true("details on demand", page.js(
         "return !document.querySelector('#rec-table tr.plan-details').hidden;"), "details row stays hidden")
+    # the pictures of the plans are the library's SVG (POST /v1/propose, format json)
+    page.wait("return !!document.querySelector('#lib-charts figure[data-chart=memory] svg');",
+              what="the library's charts")
+    body = page.js("const b = Object.assign({}, window.gpuplan.last.recommendBody); return b;")
+    width = page.js("return window.gpuplan.last.charts && "
+                    "document.querySelector('#lib-charts figure svg').getAttribute('width');")
+    body.update(format="json", lang="en", chart_width=float(width))
+    _, _, _, charts = http("POST", api_base + "v1/propose", body)
+    res.eq("the page's pictures are the library's SVG", page.js("return window.gpuplan.last.charts;"), charts)
+    shown = page.js("return [...document.querySelectorAll('#lib-charts figure')].map((f) => f.dataset.chart);")
+    res.eq("memory and buy-or-rent pictures shown", shown,
+           [k for k in ("memory", "time_cost", "buy_rent") if charts["charts"][k]])
+    m = page.overflow("#lib-charts")
+    res.true("the pictures fit at 1280 px", not m["overflows"], f"{m['scrollWidth']} in {m['clientWidth']}")
     page.screenshot("page-en-1280")
     # buy-or-rent follows the plan picked: the second GPU type of the list
     picked = page.js("""

@@ -359,6 +359,21 @@ if prop_post "propose lora 8b, en, html" 200 \
         diff "$tmp/cli.html" "$tmp/body" | head -10
     fi
 fi
+if prop_post "propose charts (json)" 200 \
+    '{"model": "llama-3.1-70b", "method": "qlora", "on_prem": true, "format": "json", "chart_width": 480}'; then
+    header_has "propose json" "Content-Type: application/json"
+    if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["charts"]
+assert d["schema_version"] == 1 and d["model"] == "llama-3.1-70b", d
+assert c["memory"].startswith("<svg ") and "width=\"480\"" in c["memory"], c["memory"][:120]
+assert c["buy_rent"].startswith("<svg ") and "<style>" in c["buy_rent"], c["buy_rent"][:120]
+assert c["time_cost"] is None  # no --tokens: no run time to draw
+' "$tmp/body"; then ok "propose json: the charts as standalone SVG"; else bad "propose json: charts"; fi
+fi
+prop_post "propose chart width out of range" 400 '{"model": "llama-3.1-8b", "format": "json", "chart_width": 10}' &&
+    error_is "propose chart_width" usage '$.chart_width'
 prop_post "propose pdf refused" 400 '{"model": "llama-3.1-8b", "format": "pdf"}' &&
     error_is "propose format" usage '$.format'
 prop_post "propose bad lang" 400 '{"model": "llama-3.1-8b", "lang": "de"}' &&

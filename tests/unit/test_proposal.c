@@ -3,7 +3,7 @@
  * the bill of materials adds up to the plan's capex with a price per line,
  * the memory bars show each plan's own total, the alternatives are one per
  * GPU type, the document is well formed and deterministic in both formats,
- * formats other than html and md are refused, a result without a plan is
+ * formats other than html, md and json (the charts alone) are refused, a result without a plan is
  * an error, the re-planned first plan runs on a launch kind, and two threads
  * rendering at once write the same bytes (the renderer keeps no state).
  */
@@ -261,7 +261,7 @@ static void test_refusals(void **state)
     (void)state;
     struct gpuplan_plan_request req;
     qlora_on_prem(&req);
-    assert_null(propose(&model70, &req, GPUPLAN_FORMAT_JSON, GPUPLAN_ERR_USAGE));
+    assert_null(propose(&model70, &req, GPUPLAN_FORMAT_CSV, GPUPLAN_ERR_USAGE));
     assert_null(propose(&model70, &req, GPUPLAN_FORMAT_TEXT, GPUPLAN_ERR_USAGE));
     /* no plan meets a budget of one dollar */
     struct gpuplan_error err;
@@ -280,6 +280,21 @@ static void test_refusals(void **state)
     assert_int_equal(out.len, 0);
     gpuplan_buf_release(&out);
     free(empty);
+}
+
+static void test_charts_json(void **state)
+{
+    (void)state;
+    struct gpuplan_plan_request req;
+    qlora_on_prem(&req);
+    char *json = propose(&model70, &req, GPUPLAN_FORMAT_JSON, GPUPLAN_OK);
+    /* standalone charts (their own style): the page inserts them as they are */
+    assert_non_null(strstr(json, "\"memory\": \"<svg "));
+    assert_non_null(strstr(json, "\"buy_rent\": \"<svg "));
+    assert_non_null(strstr(json, "\"time_cost\": null")); /* no --tokens: no run time */
+    assert_non_null(strstr(json, "<style>"));
+    assert_non_null(strstr(json, "\"schema_version\": 1"));
+    free(json);
 }
 
 struct thread_job {
@@ -337,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_memory_bars_are_the_plans),
         cmocka_unit_test(test_replanned_for_a_launch_kind),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_charts_json),
         cmocka_unit_test(test_threads_share_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -532,7 +532,7 @@ enum gpuplan_status gpuplan_plan_request_from_json_config(struct gpuplan_plan_re
 
 #define PROPOSE(field) GPUPLAN_OPTION_AT(struct gpuplan_propose_body, field)
 
-/* The member a proposal body has beside a recommend body's ("lang" is every body's). */
+/* The members a proposal body has beside a recommend body's ("lang" is every body's). */
 static const struct gpuplan_option propose_body_options[] = {
     { .name = "format",
       .kind = GPUPLAN_OPTION_CHOICE,
@@ -544,6 +544,15 @@ static const struct gpuplan_option propose_body_options[] = {
       .choices = gpuplan_format_names,
       .choice_values = gpuplan_format_values,
       .choice_mask = GPUPLAN_RENDER_PROPOSAL_FORMATS },
+    { .name = "chart-width",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      PROPOSE(chart_width_px),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "PX",
+      .help = GPUPLAN_N_("format json: the charts' width in px"),
+      .real_min = 240,
+      .real_max = 2000 },
     { .name = NULL },
 };
 

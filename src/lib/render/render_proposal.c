@@ -35,6 +35,7 @@
 #include "render/render_internal.h"
 #include "render/svg_internal.h"
 #include "util/i18n_internal.h"
+#include "util/json_internal.h"
 
 /* Alternatives shown beside the recommendation: one per other GPU type, at most five (the
  * side-by-side table then has six rows, which fits one printed page with the charts' captions). */
@@ -53,6 +54,10 @@
 #define JOB_FACTS 16
 
 typedef char cell_t[CELL_MAX];
+
+/* The charts, as the JSON names them. */
+enum chart_slot { CHART_MEMORY, CHART_TIME_COST, CHART_BUY_RENT, CHART_COUNT };
+static const char *const chart_keys[CHART_COUNT] = { "memory", "time_cost", "buy_rent" };
 
 /* What the document shows, gathered before anything is written. */
 struct proposal {
@@ -80,6 +85,10 @@ struct proposal {
     cell_t line;
     cell_t src[SOURCE_ROWS][SOURCE_COLUMNS];
     const char *src_ptrs[SOURCE_ROWS * SOURCE_COLUMNS];
+    /* --format json (the page's pictures): the charts alone, each with its own style */
+    bool charts_only;
+    double width_px;
+    struct gpuplan_buf charts[CHART_COUNT];
 };
 
 /* ---- words and numbers ---- */
@@ -723,14 +732,27 @@ static void section_alternatives(struct gpuplan_doc *doc, struct proposal *pr)
 
 /* The figure of `svg` (a chart just drawn), then the buffer emptied for the next. */
 static void put_figure(struct gpuplan_doc *doc,
+                       struct proposal *pr,
+                       enum chart_slot slot,
                        struct gpuplan_buf *svg,
                        const char *id,
                        const char *caption,
                        const char *md_src)
 {
-    const struct gpuplan_doc_figure fig = { id, caption, svg->data, svg->len, md_src };
-    gpuplan_doc_figure(doc, &fig);
+    if (pr->charts_only) {
+        gpuplan_buf_append(&pr->charts[slot], svg->data, svg->len);
+    } else {
+        const struct gpuplan_doc_figure fig = { id, caption, svg->data, svg->len, md_src };
+        gpuplan_doc_figure(doc, &fig);
+    }
     gpuplan_buf_reset(svg);
+}
+
+/* A note of the document (nothing in the charts' JSON). */
+static void doc_note(struct gpuplan_doc *doc, const struct proposal *pr, const char *text)
+{
+    if (!pr->charts_only)
+        gpuplan_doc_note(doc, text);
 }
 
 static void figure_memory(struct gpuplan_doc *doc, struct proposal *pr, struct gpuplan_buf *svg)
@@ -766,7 +788,8 @@ static void figure_memory(struct gpuplan_doc *doc, struct proposal *pr, struct g
                     .title = GPUPLAN_TR("Memory per GPU"),
                     .desc = GPUPLAN_TR("What each GPU holds at the peak of a step, against the "
                                        "memory the framework can use."),
-                    .omit_style = true },
+                    .omit_style = !pr->charts_only,
+                    .width_px = pr->width_px },
         .part_labels = { GPUPLAN_TR("weights"), GPUPLAN_TR("gradients"), GPUPLAN_TR("optimizer"),
                          GPUPLAN_TR("activations"), GPUPLAN_TR("adapters"), GPUPLAN_TR("KV cache"),
                          GPUPLAN_TR("overhead"), GPUPLAN_TR("CUDA context") },
@@ -779,7 +802,7 @@ static void figure_memory(struct gpuplan_doc *doc, struct proposal *pr, struct g
         .n_bars = n,
     };
     if (gpuplan_svg_memory(&chart, svg, NULL) == GPUPLAN_OK)
-        put_figure(doc, svg, "fig-memory",
+        put_figure(doc, pr, CHART_MEMORY, svg, "fig-memory",
                    GPUPLAN_TR("Memory per GPU: the parts at the peak, the peak, and the usable "
                               "memory (line)"),
                    "memory.svg");
@@ -829,7 +852,8 @@ static void figure_scatter(struct gpuplan_doc *doc, struct proposal *pr, struct 
                     .title = GPUPLAN_TR("Time vs cost"),
                     .desc = GPUPLAN_TR("One point per plan: the time of the run and what it "
                                        "costs; the Pareto set is joined."),
-                    .omit_style = true },
+                    .omit_style = !pr->charts_only,
+                    .width_px = pr->width_px },
         .x = { GPUPLAN_TR("time of the run"), GPUPLAN_TR("h"), hi > 10.0 * lo, false, false },
         .y = { own ? GPUPLAN_TR("own cost of the run") : GPUPLAN_TR("rented cost of the run"),
                "USD", false, true, false },
@@ -841,8 +865,8 @@ static void figure_scatter(struct gpuplan_doc *doc, struct proposal *pr, struct 
         .highlight_label = GPUPLAN_TR("recommended"),
     };
     if (gpuplan_svg_scatter(&chart, svg, NULL) == GPUPLAN_OK)
-        put_figure(doc, svg, "fig-time-cost", GPUPLAN_TR("Time vs cost of the plans found"),
-                   "time-cost.svg");
+        put_figure(doc, pr, CHART_TIME_COST, svg, "fig-time-cost",
+                   GPUPLAN_TR("Time vs cost of the plans found"), "time-cost.svg");
     else
         gpuplan_buf_reset(svg);
 }
@@ -861,7 +885,8 @@ static void figure_tco(struct gpuplan_doc *doc, struct proposal *pr, struct gpup
                     .title = GPUPLAN_TR("Own vs cloud cost"),
                     .desc = GPUPLAN_TR("Cumulative cost of owning the recommended servers and of "
                                        "renting the same GPUs, month by month."),
-                    .omit_style = true },
+                    .omit_style = !pr->charts_only,
+                    .width_px = pr->width_px },
         .x = { GPUPLAN_TR("months"), NULL, false, true, true },
         .y = { GPUPLAN_TR("cumulative cost"), "USD", false, true, false },
         .x_start = 0.0,
@@ -873,14 +898,15 @@ static void figure_tco(struct gpuplan_doc *doc, struct proposal *pr, struct gpup
         .break_even_label = GPUPLAN_TR("break-even"),
     };
     if (gpuplan_svg_cost(&chart, svg, NULL) == GPUPLAN_OK)
-        put_figure(doc, svg, "fig-buy-rent",
+        put_figure(doc, pr, CHART_BUY_RENT, svg, "fig-buy-rent",
                    GPUPLAN_TR("Buy or rent: the recommended server's cumulative cost"),
                    "buy-rent.svg");
     else
         gpuplan_buf_reset(svg);
     if (!pr->tco_has_cloud)
-        gpuplan_doc_note(doc, GPUPLAN_TR("The catalog has no cloud rate for this GPU: only the "
-                                         "cost of owning is drawn."));
+        doc_note(doc, pr,
+                 GPUPLAN_TR("The catalog has no cloud rate for this GPU: only the "
+                            "cost of owning is drawn."));
 }
 
 /* The maturity and risks of the stack: the planner's warnings and notes, the reasons. */
@@ -1111,6 +1137,52 @@ static void section_sources(struct gpuplan_doc *doc, struct proposal *pr)
 
 /* ---- the document ---- */
 
+/*
+ * --format json: {"schema_version":1, "model", "recommended": "8 × gaudi3", "charts":
+ * {"memory", "time_cost", "buy_rent": one <svg> each, with its own style, or null}}.
+ */
+static enum gpuplan_status charts_json(struct proposal *pr,
+                                       const struct gpuplan_proposal_options *opts,
+                                       struct gpuplan_buf *out,
+                                       struct gpuplan_error *err)
+{
+    pr->charts_only = true;
+    pr->width_px = opts->width_px;
+    for (size_t i = 0; i < CHART_COUNT; i++)
+        gpuplan_buf_init(&pr->charts[i], 0);
+    struct gpuplan_buf svg;
+    gpuplan_buf_init(&svg, 0);
+    figure_memory(NULL, pr, &svg);
+    figure_scatter(NULL, pr, &svg);
+    figure_tco(NULL, pr, &svg);
+    gpuplan_buf_release(&svg);
+    json_t *root = json_object();
+    json_t *charts = json_object();
+    char layout[CELL_MAX];
+    layout_words(layout, sizeof layout, pr->shown[0]);
+    int bad = !root || !charts;
+    bad |= json_object_set_new(root, "schema_version", json_integer(1));
+    bad |= json_object_set_new(root, "model", json_string(pr->model->id));
+    bad |= json_object_set_new(root, "recommended", json_string(layout));
+    for (size_t i = 0; i < CHART_COUNT; i++) {
+        struct gpuplan_error buf_err;
+        gpuplan_error_init(&buf_err);
+        const bool has =
+            pr->charts[i].len > 0 && gpuplan_buf_status(&pr->charts[i], &buf_err) == GPUPLAN_OK;
+        bad |= json_object_set_new(charts, chart_keys[i],
+                                   has ? json_stringn(pr->charts[i].data, pr->charts[i].len)
+                                       : json_null());
+    }
+    bad |= json_object_set_new(root, "charts", charts);
+    if (bad) {
+        json_decref(root);
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, "", "out of memory");
+    }
+    return gpuplan_json_write(
+        root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII, out,
+        err);
+}
+
 enum gpuplan_status gpuplan_render_proposal(const struct gpuplan_model *model,
                                             const struct gpuplan_catalog *catalog,
                                             const struct gpuplan_plan_result *result,
@@ -1137,6 +1209,14 @@ enum gpuplan_status gpuplan_render_proposal(const struct gpuplan_model *model,
     pick_shown(pr);
     gather_memory(pr);
     gather_tco(pr);
+    if (opts->format == GPUPLAN_FORMAT_JSON) {
+        const enum gpuplan_status st = charts_json(pr, opts, out, err);
+        for (size_t i = 0; i < CHART_COUNT; i++)
+            gpuplan_buf_release(&pr->charts[i]);
+        free(pr->tco);
+        free(prp);
+        return st;
+    }
 
     const struct gpuplan_plan *top = pr->shown[0];
     const struct gpuplan_catalog_model *cm =
