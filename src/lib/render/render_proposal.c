@@ -562,7 +562,9 @@ static void section_bom(struct gpuplan_doc *doc, struct proposal *pr)
     k++;
     if (pr->has_inputs && gpu_usd > 0.0) {
         snprintf(fv[k], CELL_MAX, GPUPLAN_TR("GPU price of %s, platform: catalog record of %s"),
-                 p->gpu->price_date, p->gpu->retrieved);
+                 p->gpu->price_date,
+                 p->platform && p->platform->retrieved[0] ? p->platform->retrieved
+                                                          : "\xE2\x80\x94");
         f[k] = (struct gpuplan_doc_fact){ GPUPLAN_TR("Prices as of"), fv[k] };
         k++;
     }
