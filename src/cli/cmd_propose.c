@@ -57,8 +57,8 @@ static const struct gpuplan_option propose_options[] = {
       GPUPLAN_OPTION_AT(struct propose_args, catalog_dir),
       .set_offset = GPUPLAN_OPTION_NO_SET,
       .arg = "DIR",
-      .help = N_("read gpus.json, platforms.json, models.json from DIR over the embedded "
-                 "catalog"),
+      .help = N_("read gpus.json, platforms.json, parts.json, models.json from DIR over the "
+                 "embedded catalog"),
       .flags = GPUPLAN_OPTION_CLI_ONLY },
     { .name = NULL },
 };

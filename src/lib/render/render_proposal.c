@@ -43,8 +43,9 @@
 #define PROPOSAL_MAX_SHOWN (1 + PROPOSAL_MAX_ALTS)
 /* Launch configurations shown: the engines the plan runs on as planned, at most three. */
 #define PROPOSAL_MAX_LAUNCH 3
-/* Bytes of one table cell or fact (the longest, a catalog source, is 511). */
-#define CELL_MAX 640
+/* Bytes of one table cell or fact (the longest, a price source and a rate source: 256 + 64 + 256 +
+ * 511). */
+#define CELL_MAX 1200
 /* Columns of the alternatives table. */
 #define ALT_COLUMNS 9
 /* Rows of the sources table: GPUs shown, the platform, the model, the cost inputs, the models. */
@@ -339,7 +340,10 @@ static void gather_tco(struct proposal *pr)
 {
     const struct gpuplan_plan *p = pr->shown[0];
     const uint32_t n = p->gpus_per_node * p->nodes;
-    if (gpuplan_cost_inputs_init(&pr->inputs, p->gpu, n, p->platform, NULL) != GPUPLAN_OK)
+    const enum gpuplan_cloud_tier tier =
+        (enum gpuplan_cloud_tier)pr->result->request.job.cloud_tier;
+    if (gpuplan_cost_inputs_init_ex(&pr->inputs, pr->catalog, p->gpu, n, p->platform, tier, NULL) !=
+        GPUPLAN_OK)
         return;
     pr->has_inputs = true;
     if (!(pr->inputs.v[GPUPLAN_COST_GPU_PRICE].value > 0.0))
@@ -468,66 +472,92 @@ static void section_bom(struct gpuplan_doc *doc, struct proposal *pr)
 {
     const struct gpuplan_plan *p = pr->shown[0];
     const struct gpuplan_plan_server *s = &p->server;
-    const struct gpuplan_cost_inputs *in = &pr->inputs;
     const uint32_t n_gpus = p->gpus_per_node * p->nodes;
     const uint32_t n_servers = s->n_servers ? s->n_servers : p->nodes;
+    /* the planner's capex lines (cost.h: GPUs, platform, RAM and NVMe beyond its base,
+     * the cluster network), as priced from the catalog and data/parts.json */
+    const struct gpuplan_capex *cx = p->has_capex ? &p->capex : NULL;
+    const struct gpuplan_capex_line *ln = cx ? cx->line : NULL;
     cell_t *d = pr->bom_d;
     struct gpuplan_doc_bom_row rows[8];
     size_t n = 0;
-    double total = 0.0;
-    bool all_priced = pr->has_inputs;
-    const double gpu_usd = pr->has_inputs ? in->v[GPUPLAN_COST_GPU_PRICE].value : 0.0;
+    const bool gpu_priced = ln && ln[GPUPLAN_CAPEX_GPUS].priced;
     snprintf(d[n], CELL_MAX, "%s, %s", p->gpu->name, p->gpu->memory_literal);
-    if (!(gpu_usd > 0.0))
+    if (!gpu_priced)
         append(d[n], GPUPLAN_TR("no catalog price: on request"));
-    rows[n] = (struct gpuplan_doc_bom_row){ "GPU",         d[n],    n_gpus,
-                                            gpu_usd > 0.0, gpu_usd, gpu_usd * n_gpus };
-    total += gpu_usd * n_gpus;
-    all_priced = all_priced && gpu_usd > 0.0;
+    rows[n] = (struct gpuplan_doc_bom_row){ "GPU",
+                                            d[n],
+                                            n_gpus,
+                                            gpu_priced,
+                                            gpu_priced ? ln[GPUPLAN_CAPEX_GPUS].unit_usd : 0.0,
+                                            gpu_priced ? ln[GPUPLAN_CAPEX_GPUS].usd : 0.0 };
     n++;
-    const double plat_usd = pr->has_inputs ? in->v[GPUPLAN_COST_PLATFORM_PRICE].value : 0.0;
+    const bool plat_priced = ln && ln[GPUPLAN_CAPEX_PLATFORM].priced;
     snprintf(d[n], CELL_MAX, "%s", s->platform_name[0] ? s->platform_name : s->form_factor);
-    rows[n] =
-        (struct gpuplan_doc_bom_row){ GPUPLAN_TR("Platform"), d[n],     n_servers,
-                                      plat_usd > 0.0,         plat_usd, plat_usd * n_servers };
-    total += plat_usd * n_servers;
+    rows[n] = (struct gpuplan_doc_bom_row){ GPUPLAN_TR("Platform"),
+                                            d[n],
+                                            n_servers,
+                                            plat_priced,
+                                            plat_priced ? ln[GPUPLAN_CAPEX_PLATFORM].unit_usd : 0.0,
+                                            plat_priced ? ln[GPUPLAN_CAPEX_PLATFORM].usd : 0.0 };
     n++;
-    snprintf(d[n], CELL_MAX, GPUPLAN_TR("%u cores per server"), s->cpu_cores);
+    if (p->platform && p->platform->cpu[0])
+        snprintf(d[n], CELL_MAX, GPUPLAN_TR("%s; %u cores per server"), p->platform->cpu,
+                 s->cpu_cores);
+    else
+        snprintf(d[n], CELL_MAX, GPUPLAN_TR("%u cores per server"), s->cpu_cores);
     append(d[n], GPUPLAN_TR("in the platform price"));
     rows[n] = (struct gpuplan_doc_bom_row){ "CPU", d[n], n_servers, false, 0.0, 0.0 };
     n++;
-    const double ram_usd = pr->has_inputs ? in->v[GPUPLAN_COST_RAM_PRICE].value : 0.0;
+    /* RAM and NVMe: the part beyond the platform's base is a line of its own, per GiB / TB */
     char size[CELL_MAX];
+    const struct gpuplan_capex_line *ram = ln ? &ln[GPUPLAN_CAPEX_RAM] : NULL;
     gib_words(size, sizeof size, s->ram_bytes);
     snprintf(d[n], CELL_MAX, GPUPLAN_TR("%s per server"), size);
-    if (!(ram_usd > 0.0))
+    if (ram && ram->quantity > 0.0) {
+        const size_t k = strlen(d[n]);
+        snprintf(d[n] + k, CELL_MAX - k,
+                 GPUPLAN_TR(": %.0f GiB beyond the platform's base, per GiB"), ram->quantity);
+        rows[n] = (struct gpuplan_doc_bom_row){
+            GPUPLAN_TR("RAM"), d[n],          (uint64_t)llround(ram->quantity),
+            ram->priced,       ram->unit_usd, ram->usd
+        };
+    } else {
         append(d[n], GPUPLAN_TR("in the platform price"));
-    rows[n] = (struct gpuplan_doc_bom_row){ GPUPLAN_TR("RAM"), d[n],    n_servers,
-                                            ram_usd > 0.0,     ram_usd, ram_usd * n_servers };
-    total += ram_usd * n_servers;
+        rows[n] = (struct gpuplan_doc_bom_row){ GPUPLAN_TR("RAM"), d[n], n_servers, false, 0, 0 };
+    }
     n++;
-    const double nvme_usd = pr->has_inputs ? in->v[GPUPLAN_COST_NVME_PRICE].value : 0.0;
+    const struct gpuplan_capex_line *nvme = ln ? &ln[GPUPLAN_CAPEX_NVME] : NULL;
     tb_words(size, sizeof size, s->nvme_bytes);
     snprintf(d[n], CELL_MAX, GPUPLAN_TR("%s per server, %.0f GB/s read"), size, s->nvme_gb_per_s);
-    if (!(nvme_usd > 0.0))
+    if (nvme && nvme->quantity > 0.0) {
+        const size_t k = strlen(d[n]);
+        snprintf(d[n] + k, CELL_MAX - k, GPUPLAN_TR(": %.2f TB beyond the platform's base, per TB"),
+                 nvme->quantity);
+        rows[n] = (struct gpuplan_doc_bom_row){
+            "NVMe", d[n], (uint64_t)llround(nvme->quantity), nvme->priced, nvme->unit_usd, nvme->usd
+        };
+    } else {
         append(d[n], GPUPLAN_TR("in the platform price"));
-    rows[n] = (struct gpuplan_doc_bom_row){ "NVMe",         d[n],     n_servers,
-                                            nvme_usd > 0.0, nvme_usd, nvme_usd * n_servers };
-    total += nvme_usd * n_servers;
+        rows[n] = (struct gpuplan_doc_bom_row){ "NVMe", d[n], n_servers, false, 0, 0 };
+    }
     n++;
-    const double net_usd = pr->has_inputs ? in->v[GPUPLAN_COST_NETWORK_PRICE].value : 0.0;
-    const uint32_t net_qty = pr->has_inputs ? in->n_servers : n_servers;
+    const struct gpuplan_capex_line *net = ln ? &ln[GPUPLAN_CAPEX_NETWORK] : NULL;
     snprintf(d[n], CELL_MAX, "%s", GPUPLAN_TR(s->network)); /* the catalog's, or plan_server.c's */
-    if (!(net_usd > 0.0) && p->nodes > 1)
-        append(d[n], GPUPLAN_TR("in the platform price"));
-    rows[n] = (struct gpuplan_doc_bom_row){ GPUPLAN_TR("Network (NICs, ports, cables)"),
-                                            d[n],
-                                            net_qty,
-                                            net_usd > 0.0,
-                                            net_usd,
-                                            net_usd * net_qty };
-    total += net_usd * net_qty;
+    if (net && net->quantity > 0.0)
+        rows[n] = (struct gpuplan_doc_bom_row){ GPUPLAN_TR("Network (NICs, ports, cables)"),
+                                                d[n],
+                                                (uint64_t)llround(net->quantity),
+                                                net->priced,
+                                                net->unit_usd,
+                                                net->usd };
+    else
+        rows[n] = (struct gpuplan_doc_bom_row){
+            GPUPLAN_TR("Network (NICs, ports, cables)"), d[n], n_servers, false, 0, 0
+        };
     n++;
+    const bool all_priced = cx && gpu_priced && cx->n_unpriced == 0;
+    const double total = cx ? cx->total_usd : 0.0;
     char caption[CELL_MAX];
     layout_words(size, sizeof size, p);
     snprintf(caption, sizeof caption, GPUPLAN_TR("Bill of materials: %s in %u server(s)"), size,
@@ -560,11 +590,12 @@ static void section_bom(struct gpuplan_doc *doc, struct proposal *pr)
     interconnect_words(fv[k], CELL_MAX, p);
     f[k] = (struct gpuplan_doc_fact){ GPUPLAN_TR("GPU interconnect"), fv[k] };
     k++;
-    if (pr->has_inputs && gpu_usd > 0.0) {
-        snprintf(fv[k], CELL_MAX, GPUPLAN_TR("GPU price of %s, platform: catalog record of %s"),
-                 p->gpu->price_date,
-                 p->platform && p->platform->retrieved[0] ? p->platform->retrieved
-                                                          : "\xE2\x80\x94");
+    if (gpu_priced) {
+        const char *plat_date = !p->platform                 ? "\xE2\x80\x94"
+                                : p->platform->price_date[0] ? p->platform->price_date
+                                                             : p->platform->retrieved;
+        snprintf(fv[k], CELL_MAX, GPUPLAN_TR("GPU price of %s, platform price of %s"),
+                 p->gpu->price_date, plat_date);
         f[k] = (struct gpuplan_doc_fact){ GPUPLAN_TR("Prices as of"), fv[k] };
         k++;
     }
@@ -606,9 +637,15 @@ static void section_run(struct gpuplan_doc *doc, struct proposal *pr)
         }
     }
     if (p->has_cloud_rate) {
+        /* the rate the plan was priced at: its tier (or the fallback's), provider and date */
+        struct gpuplan_rate_choice rc;
+        gpuplan_gpu_cloud_rate(p->gpu, (enum gpuplan_cloud_tier)pr->result->request.job.cloud_tier,
+                               &rc);
+        const uint32_t n_gpus = p->gpus_per_node * p->nodes;
         snprintf(v[n], CELL_MAX,
-                 GPUPLAN_TR("%.2f USD per hour on demand (%.2f USD per GPU-hour, %s)"),
-                 p->cost_usd_per_hour, p->gpu->cloud_usd_per_hour, p->gpu->cloud_date);
+                 GPUPLAN_TR("%.2f USD per hour (%.2f USD per GPU-hour, %s tier, %s, %s)"),
+                 p->cost_usd_per_hour, n_gpus ? p->cost_usd_per_hour / n_gpus : 0.0, p->cloud_tier,
+                 p->cloud_provider, rc.rate ? rc.rate->date : "\xE2\x80\x94");
         f[n] = (struct gpuplan_doc_fact){ GPUPLAN_TR("Rent"), v[n] };
         n++;
         if (!p->is_serving && p->has_time) {
@@ -1059,15 +1096,21 @@ static void section_sources(struct gpuplan_doc *doc, struct proposal *pr)
             usd_words(price, sizeof price, g->price_usd);
         else
             snprintf(price, sizeof price, "\xE2\x80\x94");
-        if (g->cloud_usd_per_hour > 0.0)
-            snprintf(rate, sizeof rate, "%.2f", g->cloud_usd_per_hour);
+        struct gpuplan_rate_choice rc;
+        gpuplan_gpu_cloud_rate(g, (enum gpuplan_cloud_tier)pr->result->request.job.cloud_tier, &rc);
+        if (rc.rate)
+            snprintf(rate, sizeof rate, "%.2f", rc.rate->usd_per_gpu_hour);
         else
             snprintf(rate, sizeof rate, "\xE2\x80\x94");
         snprintf(cells[n][1], CELL_MAX, GPUPLAN_TR("%s; %s USD per GPU-hour"), price, rate);
-        snprintf(cells[n][2], CELL_MAX, "%s", g->source);
+        /* the price's own source when the record has one, the rate's provider and source */
+        snprintf(cells[n][2], CELL_MAX, "%s%s%s%s%s",
+                 g->price_source[0] ? g->price_source : g->source, rc.rate ? "; " : "",
+                 rc.rate ? rc.rate->provider : "", rc.rate ? ": " : "",
+                 rc.rate ? rc.rate->source : "");
         snprintf(cells[n][3], CELL_MAX, GPUPLAN_TR("record %s; price %s; rate %s"), g->retrieved,
                  g->price_date[0] ? g->price_date : "\xE2\x80\x94",
-                 g->cloud_date[0] ? g->cloud_date : "\xE2\x80\x94");
+                 rc.rate && rc.rate->date[0] ? rc.rate->date : "\xE2\x80\x94");
         n++;
     }
     if (top->platform) {
