@@ -267,7 +267,7 @@ CONTRAST_FAILURES = r"""
 def y_ticks(page, chart_id):
     """The y-axis tick labels of an SVG chart ("300k", "1.5M", "40") as numbers (None: unreadable)."""
     return page.js(r"""
-      return [...document.querySelectorAll(`#${arguments[0]} > text[text-anchor="end"]`)].map((t) => {
+      return [...document.querySelectorAll(`#${arguments[0]} > text[text-anchor="end"]:not(.point-label)`)].map((t) => {
         const m = /^(-?[\d.]+)([kM]?)$/.exec(t.textContent);
         return m ? Number(m[1]) * (m[2] === 'k' ? 1e3 : m[2] === 'M' ? 1e6 : 1) : null;
       });""", chart_id)

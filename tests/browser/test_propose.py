@@ -52,7 +52,7 @@ E4M3 E5M2 INT8 INT4 AWQ GPTQ DDP FSDP ZeRO HTML PDF Markdown CUDA PCIe Gen NVLin
 RoCE Ethernet NDR HDR XDR GbE OSFP SXM SXM4 SXM5 OAM HBM HBM2e HBM3 HBM3e HBM3E GDDR6 GDDR7 ECC RDIMM
 DDR5 vLLM vllm SGLang sglang DeepSpeed accelerate torchrun Slurm slurm axolotl torchtune TRL PUE TDP
 gpuplan propose tco emit KIND docs md tokens json yaml sh all-reduce Pareto MiB KiB Gb Llama Meta
-RAM TCO kWh HPU bitsandbytes Transformers qlora lora PyTorch Hugging Face
+RAM TCO kWh HPU bitsandbytes Transformers qlora lora PyTorch Hugging Face EPYC Xeon ROCm PyPI
 compute selective full none deepspeed ddp zero3 fsdp
 torch compile config eager backward Dropout
 """.split())
@@ -60,7 +60,7 @@ torch compile config eager backward Dropout
 # the CLI prints them in every language (enum values are never translated, docs/i18n.md):
 # --grad-ckpt selective, bottleneck compute, --sharding ddp, torch.compile, config.json,
 # vLLM's eager mode, the optimizer step in backward(), LoRA dropout.
-CODE_TOKEN = re.compile(r"^(x\d+|S\d+)$")  # "8x8" layouts, the seed's requirement ids (S14)
+CODE_TOKEN = re.compile(r"^(x\d+|S\d+|gfx\d+[a-z]?)$")  # "8x8" layouts, seed ids (S14), gfx942
 
 ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*[A-Za-z0-9]|[A-Za-z]")
 
@@ -308,8 +308,12 @@ def t_print(br, html):
     if one is None:
         res.skip("CLI PDF page one", "no PDF or no pdftotext")
     else:
+        md = subprocess.run([GPUPLAN, "propose", "llama-3.1-70b", "--method", "qlora", "--on-prem",
+                             "--format", "md"], capture_output=True, text=True, check=True).stdout
+        total = re.search(r"^\| \*\*Total\*\* \|.*\*\*\\(\$[\d,]+)\*\* \|$", md, re.M)
         res.true("CLI PDF: page one has the bill of materials and its total",
-                 "Спецификация" in one and "Итого" in one and "$175,000" in one, one[:400])
+                 total is not None and "Спецификация" in one and
+                 re.search(r"Итого\s+" + re.escape(total.group(1)), one), one[:400])
         with open(os.path.join(OUT, "proposal-cli-ru-page1.txt"), "w", encoding="utf-8") as f:
             f.write(one)
 
