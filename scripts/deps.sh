@@ -50,6 +50,8 @@ for what in "$@"; do
         command -v chromedriver >/dev/null 2>&1 || add chromium-driver
         [ -x /usr/bin/python3 ] || add python3
         /usr/bin/python3 -c 'import selenium.webdriver' 2>/dev/null || add python3-selenium
+        # test_propose.py reads the printed proposal's first page with pdftotext
+        command -v pdftotext >/dev/null 2>&1 || add poppler-utils
         ;;
     bench)
         command -v wrk >/dev/null 2>&1 || add wrk

@@ -315,6 +315,57 @@ enum gpuplan_status gpuplan_render_tco(const struct gpuplan_cost_inputs *in,
                                        struct gpuplan_buf *out,
                                        struct gpuplan_error *err);
 
+/* ---- the customer proposal (render_proposal.c) ---- */
+
+struct gpuplan_model;
+struct gpuplan_catalog;
+
+/* The document (md, html), or its charts alone as JSON (json: the web page's pictures). */
+#define GPUPLAN_RENDER_PROPOSAL_FORMATS                                                \
+    (GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_MD) | GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_HTML) | \
+     GPUPLAN_FORMAT_BIT(GPUPLAN_FORMAT_JSON))
+
+struct gpuplan_proposal_options {
+    enum gpuplan_format format; /* GPUPLAN_FORMAT_HTML or GPUPLAN_FORMAT_MD */
+    const char *lang;    /* the document's language tag ("en", "ru"); its words are gettext's */
+    const char *date;    /* "2026-12-01" from the caller's clock, or NULL: no date line */
+    const char *version; /* gpuplan's version for the footer, or NULL */
+    const char *command; /* the command line (or request) that reproduces it, or NULL */
+    double width_px;     /* json: the charts' width (0: 640 px; 240..2000) */
+};
+
+/*
+ * `gpuplan propose` and POST /v1/propose: the document a vendor's engineer
+ * hands the customer, built from a plan result (gpuplan_plan_run with the
+ * model and catalog it ran on). Self-contained HTML that prints on A4 and
+ * Letter (doc.c), or Markdown of the same structure. Page one: the job and
+ * its constraints, the recommended server as a bill of materials (GPU,
+ * platform, CPU, RAM, NVMe, network; each line priced from the catalog
+ * with its date), its power per server and per rack. Then the time and
+ * cost of the run, the alternatives (the best plan of each other GPU type
+ * found), the charts (memory per GPU as stacked bars with the usable line,
+ * time vs cost, own vs cloud cost of the recommended server), the
+ * planner's warnings and notes (maturity and risks), the launch
+ * configurations the plan runs as planned (collapsed) and the sources of
+ * every figure. The memory breakdown of each plan shown and the TCO of the
+ * recommended server are evaluated here with the planner's own models
+ * (gpuplan_estimate_memory, gpuplan_tco_compute with `gpuplan tco`'s
+ * defaults). Words go through GPUPLAN_TR: the language is the process's
+ * gettext language (or the thread's catalog, messages.h). GPUPLAN_FORMAT_JSON
+ * writes the charts alone, for the web page: {"schema_version":1, "model",
+ * "recommended", "charts":{"memory", "time_cost", "buy_rent"}}, each a
+ * standalone <svg> (its own style) or null when it cannot be drawn. Errors: GPUPLAN_ERR_USAGE for
+ * another format, GPUPLAN_ERR_UNSUPPORTED when the result has no plan, the document builder's and
+ * the buffer's.
+ */
+struct gpuplan_plan_result;
+enum gpuplan_status gpuplan_render_proposal(const struct gpuplan_model *model,
+                                            const struct gpuplan_catalog *catalog,
+                                            const struct gpuplan_plan_result *result,
+                                            const struct gpuplan_proposal_options *opts,
+                                            struct gpuplan_buf *out,
+                                            struct gpuplan_error *err);
+
 /* ---- errors (render_error.c) ---- */
 
 /*

@@ -214,6 +214,45 @@ enum gpuplan_status gpuplan_plan_request_from_json_config(struct gpuplan_plan_re
                                                           struct gpuplan_config *cfg,
                                                           struct gpuplan_error *err);
 
+/* ---- the customer proposal (propose.c) ---- */
+
+struct gpuplan_model;
+struct gpuplan_proposal_options;
+
+/*
+ * `gpuplan propose` and POST /v1/propose: gpuplan_plan_run on `req` with
+ * the list widened to GPUPLAN_PLAN_MAX_TOP plans (the alternatives are the
+ * best plan of each GPU type in it), then gpuplan_render_proposal (render.h)
+ * into `out`. Errors: the planner's, the renderer's (GPUPLAN_ERR_UNSUPPORTED
+ * when no plan meets the constraints), GPUPLAN_ERR_USAGE for a format that
+ * is not html or md.
+ */
+enum gpuplan_status gpuplan_propose(const struct gpuplan_model *model,
+                                    const struct gpuplan_catalog *catalog,
+                                    const struct gpuplan_plan_request *req,
+                                    const struct gpuplan_proposal_options *opts,
+                                    struct gpuplan_buf *out,
+                                    struct gpuplan_error *err);
+
+/*
+ * A POST /v1/propose body: a /v1/recommend body and members of its own,
+ * "format" ("html", the default, "md", or "json": the charts alone) and
+ * "chart_width" (json: px, 240..2000), read into `doc`. "lang" is the
+ * service's, as in every body. Errors as gpuplan_plan_request_from_json_config.
+ */
+struct gpuplan_propose_body {
+    int format;            /* enum gpuplan_format: HTML, MD or JSON */
+    double chart_width_px; /* 0: the charts' default */
+};
+enum gpuplan_status gpuplan_propose_request_from_json_config(struct gpuplan_plan_request *req,
+                                                             struct gpuplan_propose_body *doc,
+                                                             const char *body,
+                                                             size_t len,
+                                                             char *model_out,
+                                                             size_t model_size,
+                                                             struct gpuplan_config *cfg,
+                                                             struct gpuplan_error *err);
+
 /* ---- a plan from `recommend --format json` (plan_read.c) ---- */
 
 struct gpuplan_plan;

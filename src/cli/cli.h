@@ -223,6 +223,7 @@ extern const struct cli_command cli_cmd_models;
 extern const struct cli_command cli_cmd_platforms;
 extern const struct cli_command cli_cmd_estimate;
 extern const struct cli_command cli_cmd_recommend;
+extern const struct cli_command cli_cmd_propose;
 extern const struct cli_command cli_cmd_detect;
 extern const struct cli_command cli_cmd_tco;
 extern const struct cli_command cli_cmd_serve;

@@ -8,9 +8,9 @@
 #include "cli.h"
 
 static const struct cli_command *const commands[] = {
-    &cli_cmd_inspect,  &cli_cmd_gpus,  &cli_cmd_platforms, &cli_cmd_models,
-    &cli_cmd_estimate, &cli_cmd_check, &cli_cmd_recommend, &cli_cmd_emit,
-    &cli_cmd_detect,   &cli_cmd_tco,   &cli_cmd_serve,     &cli_cmd_version,
+    &cli_cmd_inspect, &cli_cmd_gpus,      &cli_cmd_platforms, &cli_cmd_models, &cli_cmd_estimate,
+    &cli_cmd_check,   &cli_cmd_recommend, &cli_cmd_propose,   &cli_cmd_emit,   &cli_cmd_detect,
+    &cli_cmd_tco,     &cli_cmd_serve,     &cli_cmd_version,
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

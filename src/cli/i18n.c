@@ -32,6 +32,9 @@
 
 const char cli_i18n_languages[] = "en|ru";
 
+/* The language chosen (cli_i18n_language): a 2-letter code of cli_i18n_languages. */
+static char current_language[8] = "en";
+
 /* glibc's message domain (its _libc_intl_domainname). */
 #define LIBC_TEXT_DOMAIN "libc"
 
@@ -100,6 +103,19 @@ static void leave_c_locale(void)
     }
 }
 
+static bool is_known_language(const char *lang);
+
+/* Remember `code` ("ru", "ru_RU.UTF-8", "ru:en") as the language when it is a known one. */
+static void remember_language(const char *code)
+{
+    char two[3] = { 0 };
+    if (!code || strlen(code) < 2)
+        return;
+    memcpy(two, code, 2);
+    if (is_known_language(two))
+        snprintf(current_language, sizeof current_language, "%s", two);
+}
+
 int cli_i18n_init(const char *lang)
 {
     int rc = 0;
@@ -115,13 +131,22 @@ int cli_i18n_init(const char *lang)
         lang = "en";
     }
     if (lang) {
+        remember_language(lang);
         setenv("LANGUAGE", lang, 1);
         setlocale(LC_MESSAGES, "");
         leave_c_locale();
         return rc;
     }
-    if (setlocale(LC_MESSAGES, ""))
+    if (setlocale(LC_MESSAGES, "")) {
+        const char *now = setlocale(LC_MESSAGES, NULL);
+        const char *language = getenv("LANGUAGE");
+        if (now && strcmp(now, "C") != 0 && strcmp(now, "POSIX") != 0) {
+            remember_language(now);
+            if (language && *language)
+                remember_language(language);
+        }
         return 0;
+    }
     /* The locale is not installed: take its language ("ru" of "ru_RU.UTF-8"). */
     const char *want = requested_locale();
     if (!want || strcmp(want, "C") == 0 || strcmp(want, "POSIX") == 0)
@@ -135,6 +160,9 @@ int cli_i18n_init(const char *lang)
         memcpy(code, want, n);
         code[n] = '\0';
         setenv("LANGUAGE", code, 1);
+        remember_language(code);
+    } else {
+        remember_language(language);
     }
     leave_c_locale();
     return 0;
@@ -143,4 +171,10 @@ int cli_i18n_init(const char *lang)
 void cli_i18n_english(void)
 {
     setlocale(LC_MESSAGES, "C");
+    snprintf(current_language, sizeof current_language, "en");
+}
+
+const char *cli_i18n_language(void)
+{
+    return current_language;
 }

@@ -43,6 +43,13 @@ void cli_i18n_locale_dir(char *out, size_t cap);
  */
 void cli_i18n_english(void);
 
+/*
+ * The language messages are in after cli_i18n_init: "en" or "ru" (one of
+ * cli_i18n_languages), from --lang, else LANGUAGE or the locale; "en" after
+ * cli_i18n_english(). For documents that carry a language tag (propose).
+ */
+const char *cli_i18n_language(void);
+
 /* The accepted --lang values, e.g. "en|ru". */
 extern const char cli_i18n_languages[];
 

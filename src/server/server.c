@@ -68,9 +68,10 @@
 #include "server_log.h"
 #include "work_queue.h"
 
-#define JSON_TYPE    "application/json"
-#define HTML_TYPE    "text/html; charset=utf-8"
-#define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define JSON_TYPE     "application/json"
+#define HTML_TYPE     "text/html; charset=utf-8"
+#define METRICS_TYPE  "text/plain; version=0.0.4; charset=utf-8"
+#define MARKDOWN_TYPE "text/markdown; charset=utf-8" /* RFC 7763 */
 /* A client streaming past this many discarded bytes is cut off instead of drained. */
 #define DISCARD_MAX_BYTES (16ULL * GPUPLAN_REQUEST_MAX_BODY_BYTES)
 #define NS_PER_S          1000000000LL
@@ -96,6 +97,7 @@ typedef enum gpuplan_status (*post_handler_fn)(const struct server *srv,
                                                const char *body,
                                                size_t len,
                                                struct gpuplan_buf *out,
+                                               const char **content_type,
                                                struct gpuplan_error *err);
 /* A GET handler writes its whole response into `out`. */
 typedef enum gpuplan_status (*get_handler_fn)(const struct server *srv,
@@ -125,17 +127,27 @@ static enum gpuplan_status post_estimate(const struct server *srv,
                                          const char *body,
                                          size_t len,
                                          struct gpuplan_buf *out,
+                                         const char **content_type,
                                          struct gpuplan_error *err);
 static enum gpuplan_status post_tco(const struct server *srv,
                                     const char *body,
                                     size_t len,
                                     struct gpuplan_buf *out,
+                                    const char **content_type,
                                     struct gpuplan_error *err);
 static enum gpuplan_status post_recommend(const struct server *srv,
                                           const char *body,
                                           size_t len,
                                           struct gpuplan_buf *out,
+                                          const char **content_type,
                                           struct gpuplan_error *err);
+
+static enum gpuplan_status post_propose(const struct server *srv,
+                                        const char *body,
+                                        size_t len,
+                                        struct gpuplan_buf *out,
+                                        const char **content_type,
+                                        struct gpuplan_error *err);
 
 static const struct route routes[] = {
     { "/", HTML_TYPE, get_page, NULL, true, false },
@@ -148,6 +160,8 @@ static const struct route routes[] = {
     { "/v1/tco", JSON_TYPE, NULL, post_tco, false, false },
     /* A search of up to millions of candidates: on a search thread. */
     { "/v1/recommend", JSON_TYPE, NULL, post_recommend, false, true },
+    /* The same search, then the document (HTML or Markdown: the handler sets the type). */
+    { "/v1/propose", HTML_TYPE, NULL, post_propose, false, true },
 };
 
 #define N_ROUTES    (sizeof routes / sizeof routes[0])
@@ -194,6 +208,7 @@ struct search_job {
     size_t len;
     const struct gpuplan_messages *msgs; /* the answer's language (NULL: English) */
     struct gpuplan_buf out;
+    const char *content_type; /* the handler's, or NULL: the route's */
     struct gpuplan_error err;
     enum gpuplan_status status;
     bool is_cancelled; /* the service stopped before the search ran */
@@ -383,7 +398,7 @@ static enum MHD_Result respond_not_found(const struct server *srv,
     gpuplan_error_init(&err);
     gpuplan_error_set(&err, GPUPLAN_ERR_NOT_FOUND, "", "no such endpoint '%.200s'", url);
     gpuplan_error_hint(&err, "endpoints: GET / /healthz /metrics /v1/gpus /v1/models, "
-                             "POST /v1/estimate /v1/recommend /v1/tco");
+                             "POST /v1/estimate /v1/recommend /v1/propose /v1/tco");
     return respond_error(srv, conn, req, 0, &err, NULL);
 }
 
@@ -605,13 +620,15 @@ static enum MHD_Result respond_post(const struct server *srv,
                                     const struct route *route,
                                     enum gpuplan_status st,
                                     struct gpuplan_buf *out,
+                                    const char *content_type,
                                     struct gpuplan_error *err)
 {
     if (st != GPUPLAN_OK || gpuplan_buf_status(out, err) != GPUPLAN_OK) {
         gpuplan_buf_release(out);
         return respond_error(srv, conn, req, 0, err, NULL);
     }
-    return respond(srv, conn, req, MHD_HTTP_OK, route->content_type, out, NULL);
+    return respond(srv, conn, req, MHD_HTTP_OK, content_type ? content_type : route->content_type,
+                   out, NULL);
 }
 
 /* Run a POST handler over the received body here and queue its response. */
@@ -627,8 +644,10 @@ static enum MHD_Result run_post(const struct server *srv,
     const char *body = gpuplan_buf_str(&req->body);
     const struct gpuplan_messages *was =
         gpuplan_messages_use(server_lang_from_body(&srv->langs, body, req->body.len, req->msgs));
-    const enum gpuplan_status st = route->post(srv, body, req->body.len, &out, &err);
-    const enum MHD_Result result = respond_post(srv, conn, req, route, st, &out, &err);
+    const char *content_type = NULL;
+    const enum gpuplan_status st = route->post(srv, body, req->body.len, &out, &content_type, &err);
+    const enum MHD_Result result =
+        respond_post(srv, conn, req, route, st, &out, content_type, &err);
     gpuplan_messages_use(was);
     return result;
 }
@@ -641,7 +660,8 @@ static void run_search(struct work_item *item, bool is_cancelled)
         job->is_cancelled = true;
     else {
         const struct gpuplan_messages *was = gpuplan_messages_use(job->msgs);
-        job->status = job->route->post(job->srv, job->body, job->len, &job->out, &job->err);
+        job->status = job->route->post(job->srv, job->body, job->len, &job->out, &job->content_type,
+                                       &job->err);
         gpuplan_messages_use(was);
     }
     atomic_store_explicit(&job->is_done, true, memory_order_release);
@@ -697,7 +717,8 @@ finish_search(const struct server *srv, struct MHD_Connection *conn, struct requ
         gpuplan_error_hint(&err, "send it again once the service is back");
         result = respond_error(srv, conn, req, MHD_HTTP_SERVICE_UNAVAILABLE, &err, NULL);
     } else {
-        result = respond_post(srv, conn, req, job->route, job->status, &job->out, &job->err);
+        result = respond_post(srv, conn, req, job->route, job->status, &job->out, job->content_type,
+                              &job->err);
     }
     free_search_job(job);
     return result;
@@ -1155,8 +1176,10 @@ static enum gpuplan_status post_estimate(const struct server *srv,
                                          const char *body,
                                          size_t len,
                                          struct gpuplan_buf *out,
+                                         const char **content_type,
                                          struct gpuplan_error *err)
 {
+    (void)content_type; /* JSON, the route's */
     struct gpuplan_job job;
     gpuplan_job_init(&job);
     char model_id[GPUPLAN_REQUEST_MODEL_MAX] = "";
@@ -1202,8 +1225,10 @@ static enum gpuplan_status post_tco(const struct server *srv,
                                     const char *body,
                                     size_t len,
                                     struct gpuplan_buf *out,
+                                    const char **content_type,
                                     struct gpuplan_error *err)
 {
+    (void)content_type; /* JSON, the route's */
     struct gpuplan_tco_request req;
     if (gpuplan_tco_request_from_json(&req, body, len, err) != GPUPLAN_OK)
         return err->code;
@@ -1228,8 +1253,10 @@ static enum gpuplan_status post_recommend(const struct server *srv,
                                           const char *body,
                                           size_t len,
                                           struct gpuplan_buf *out,
+                                          const char **content_type,
                                           struct gpuplan_error *err)
 {
+    (void)content_type; /* JSON, the route's */
     struct gpuplan_plan_request req;
     gpuplan_plan_request_init(&req);
     char model_id[GPUPLAN_REQUEST_MODEL_MAX] = "";
@@ -1258,6 +1285,77 @@ static enum gpuplan_status post_recommend(const struct server *srv,
     gpuplan_model_release(&scratch);
     gpuplan_config_release(&cfg);
     free(result);
+    return st;
+}
+
+/*
+ * The date a document shows: SOURCE_DATE_EPOCH when set (reproducible
+ * output; reproducible-builds.org), else now; UTC, "2026-12-01".
+ */
+static void document_date(char *out, size_t size)
+{
+    time_t t = time(NULL);
+    const char *epoch = getenv("SOURCE_DATE_EPOCH");
+    if (epoch && *epoch) {
+        char *end = NULL;
+        const long long v = strtoll(epoch, &end, 10);
+        if (end && *end == '\0' && v >= 0)
+            t = (time_t)v;
+    }
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || strftime(out, size, "%Y-%m-%d", &tm) == 0)
+        snprintf(out, size, "?");
+}
+
+/*
+ * POST /v1/propose: a /v1/recommend body with "format" (html, md) -> the
+ * document of gpuplan_propose, the call `gpuplan propose` makes, in the
+ * answer's language (the body's "lang", else Accept-Language: the thread's
+ * message catalog, set around every POST) with that language's tag.
+ */
+static enum gpuplan_status post_propose(const struct server *srv,
+                                        const char *body,
+                                        size_t len,
+                                        struct gpuplan_buf *out,
+                                        const char **content_type,
+                                        struct gpuplan_error *err)
+{
+    struct gpuplan_plan_request req;
+    gpuplan_plan_request_init(&req);
+    struct gpuplan_propose_body doc;
+    char model_id[GPUPLAN_REQUEST_MODEL_MAX] = "";
+    struct gpuplan_config cfg;
+    gpuplan_config_init(&cfg);
+    if (gpuplan_propose_request_from_json_config(&req, &doc, body, len, model_id, sizeof model_id,
+                                                 &cfg, err) != GPUPLAN_OK) {
+        gpuplan_config_release(&cfg);
+        return err->code;
+    }
+    /* the catalog in use on this thread: the answer's language */
+    const struct gpuplan_messages *in_use = gpuplan_messages_use(NULL);
+    gpuplan_messages_use(in_use);
+    const bool ru = in_use != NULL && in_use == srv->langs.ru;
+    struct gpuplan_model scratch;
+    gpuplan_model_init(&scratch);
+    const struct gpuplan_model *model = NULL;
+    char date[32];
+    document_date(date, sizeof date);
+    const struct gpuplan_proposal_options opts = {
+        .format = (enum gpuplan_format)doc.format,
+        .lang = ru ? "ru" : "en",
+        .date = date,
+        .version = GPUPLAN_VERSION,
+        .command = NULL,
+        .width_px = doc.chart_width_px,
+    };
+    enum gpuplan_status st = find_model(srv, model_id, &scratch, &model, err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_propose(model, srv->catalog, &req, &opts, out, err);
+    *content_type = opts.format == GPUPLAN_FORMAT_MD     ? MARKDOWN_TYPE
+                    : opts.format == GPUPLAN_FORMAT_JSON ? JSON_TYPE
+                                                         : HTML_TYPE;
+    gpuplan_model_release(&scratch);
+    gpuplan_config_release(&cfg);
     return st;
 }
 

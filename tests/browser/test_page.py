@@ -80,27 +80,39 @@ def js_string(v):
     return str(v)
 
 
+PRECISION_WORDS = {"bf16-mixed": "BF16 mixed", "fp16-mixed": "FP16 mixed", "fp8-mixed": "FP8 mixed",
+                   "amp-bf16": "BF16 autocast", "bf16": "BF16", "fp32": "FP32", "fp8": "FP8", "fp16": "FP16",
+                   "auto": "as stored", "F8_E4M3": "FP8 E4M3", "fp8_e4m3": "FP8 E4M3", "F16": "FP16",
+                   "BF16": "BF16", "F32": "FP32", "nf4": "NF4", "int8": "INT8", "int4": "INT4"}
+
+
+def readable(v):
+    """A precision or storage format as the page writes it (en): FP8 E4M3, never F8_E4M3."""
+    if v in (None, ""):
+        return "—"
+    return PRECISION_WORDS.get(v, str(v).upper().replace("_", " "))
+
+
 def plan_row(r):
-    """A recommendation as the page's table shows it (en): the documented fields, rounded."""
+    """A recommendation as the page's table shows it (en): the chosen columns, rounded."""
+    layout = (f"{r['nodes']} × " if r["nodes"] > 1 else "") + f"{r['gpus_per_node']} × {r['gpu']}"
+    sharding = r["sharding"] + (f" + {r['offload']}" if r.get("offload") not in (None, "none") else "")
     return [
-        r["gpu"],
-        f"{r['nodes']} × {r['gpus_per_node']}",  # nodes first, as the CLI's 'nodes x gpus'
-        r["method"],
-        (r.get("weights_dtype") or r["precision"]) if r["method"] == "infer" else r["precision"],
-        r["sharding"],
-        str(r["micro_batch"]),
+        layout,
+        ("NF4 + " if r["method"] == "qlora" else "") + readable(r["precision"]),
+        sharding,
         gib(r["memory_per_gpu_bytes"]),
         num(r.get("tokens_per_s"), 0),
         num(r.get("time_hours"), 2),
         money(r.get("cost_usd")),
-        num(r.get("cost_usd_per_hour"), 2),
         num(r.get("capex_usd"), 0),
+        num(r.get("own_usd_per_hour"), 2),
     ]
 
 
 def shown_plan_rows(page):
     return page.js("""
-      return [...document.querySelectorAll('#rec-table tbody tr')].map((tr) =>
+      return [...document.querySelectorAll('#rec-table tbody tr[data-rank]')].map((tr) =>
         [...tr.querySelectorAll('td[data-col]')].filter((td) => td.dataset.col !== 'col_server')
           .map((td) => td.textContent));""")
 
@@ -255,7 +267,7 @@ CONTRAST_FAILURES = r"""
 def y_ticks(page, chart_id):
     """The y-axis tick labels of an SVG chart ("300k", "1.5M", "40") as numbers (None: unreadable)."""
     return page.js(r"""
-      return [...document.querySelectorAll(`#${arguments[0]} > text[text-anchor="end"]`)].map((t) => {
+      return [...document.querySelectorAll(`#${arguments[0]} > text[text-anchor="end"]:not(.point-label)`)].map((t) => {
         const m = /^(-?[\d.]+)([kM]?)$/.exec(t.textContent);
         return m ? Number(m[1]) * (m[2] === 'k' ? 1e3 : m[2] === 'M' ? 1e6 : 1) : null;
       });""", chart_id)
@@ -411,7 +423,7 @@ def t_recommend(page, api_base):
     page.route("/v1/recommend", sample)
     submit_and_capture(page, lambda: page.click("#run"))
     page.wait_visible("#rec-table")
-    res.eq("sample: table rows", page.count("#rec-table tbody tr"), len(sample["recommendations"]))
+    res.eq("sample: table rows", page.count("#rec-table tbody tr[data-rank]"), len(sample["recommendations"]))
     res.eq("sample: Pareto points", page.count("#pareto-chart circle.pareto-point"), len(sample["pareto"]))
     check_axis(page, "sample Pareto", "pareto-chart", [p["cost_usd"] for p in sample["pareto"]])
     cost = page.text('#rec-table tbody tr td[data-col="col_cost"]')
@@ -469,19 +481,18 @@ def t_tco(page, api_base):
 def serving_row(r):
     """A serving plan as the page's serving table shows it (en)."""
     sv = r["serving"]
-    layout = f"{sv['replicas']} × tp{sv['tp']}" + (f" pp{sv['pp']}" if sv["pp"] > 1 else "") + \
-        (f" ep{sv['ep']}" if sv["ep"] > 1 else "")
     return [
-        r["gpu"], layout, sv["weights"], sv["kv_dtype"],
+        f"{sv['replicas']} × {sv['gpus_per_replica']} × {r['gpu']}", f"{sv['tp']} / {sv['pp']} / {sv['ep']}",
+        readable(sv["weights"]), readable(sv["kv_dtype"]),
         num(sv["ttft_s"] * 1000, 0), num(sv["tpot_s"] * 1000, 1),
-        num(sv["output_tokens_per_s_per_gpu"], 0), num(sv["tokens_per_s_per_user"], 1),
-        num(r.get("cost_per_mtok_usd"), 2), num(r.get("cost_usd_per_hour"), 2), num(r.get("capex_usd"), 0),
+        num(sv["output_tokens_per_s_per_gpu"], 0),
+        num(r.get("cost_per_mtok_usd"), 2), num(r.get("capex_usd"), 0),
     ]
 
 
 def shown_rows(page, table_id):
     return page.js("""
-      return [...document.querySelectorAll(`#${arguments[0]} tbody tr`)].map((tr) =>
+      return [...document.querySelectorAll(`#${arguments[0]} tbody tr[data-rank]`)].map((tr) =>
         [...tr.querySelectorAll('td[data-col]')].filter((td) => td.dataset.col !== 'col_server')
           .map((td) => td.textContent));""", table_id)
 

@@ -2,9 +2,11 @@
 # browser.sh - the pages served by `gpuplan serve` in a real browser, with
 # Debian's packages only: chromium, headless, driven through chromium-driver
 # (/usr/bin/chromedriver) by python3-selenium under Debian's /usr/bin/python3
-# (not whatever python3 comes first on PATH). tests/browser/harness.py holds
-# the helpers; every tests/browser/test_*.py is run (test_page.py: the main
-# page; test_harness.py: a smoke test of each helper) and its counts added up.
+# (not whatever python3 comes first on PATH), and pdftotext (poppler-utils) for
+# the printed proposal's first page (test_propose.py skips that check without it).
+# tests/browser/harness.py holds the helpers; every tests/browser/test_*.py is
+# run (test_page.py: the main page; test_propose.py: the proposal and issue 18's
+# page checks; test_harness.py: a smoke test of each helper) and its counts added up.
 #
 # Installs what is missing with `scripts/deps.sh browser` (as root). Skips,
 # with one "note:" line saying what is missing and how to install it, only

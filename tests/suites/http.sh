@@ -7,6 +7,8 @@
 # CLI's `--format json` output. Ends with "N passed, N failed".
 GOLDEN=tests/golden/http
 export LC_ALL=C
+# The proposal's date (POST /v1/propose): fixed, so its golden is stable.
+export SOURCE_DATE_EPOCH=1764547200
 . "$(dirname "$0")/../lib/server_suite.sh"
 need_tool curl python3
 need_binary
@@ -305,6 +307,85 @@ post "estimate bad engine" 400 '{"model": "llama-3.1-8b", "method": "infer", "en
 rec_post "recommend bad objective" 400 '{"model": "llama-3.1-8b", "objective": "fast"}' &&
     error_is "recommend objective" usage '$.objective'
 rec_post "recommend missing model" 400 '{"method": "lora"}' && error_is "recommend model" usage '$.model'
+# ---- POST /v1/propose: the document of `gpuplan propose` -------------------------------------
+prop_post() { # NAME STATUS BODY
+    request "$1" "$2" -H 'Content-Type: application/json' --data-binary "$3" "$base/v1/propose"
+}
+# golden_doc NAME EXT: the last body equals $GOLDEN/NAME.EXT.
+golden_doc() {
+    if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
+        cp "$tmp/body" "$GOLDEN/$1.$2"
+        ok "$1: golden updated"
+    elif cmp -s "$tmp/body" "$GOLDEN/$1.$2"; then
+        ok "$1: body matches $GOLDEN/$1.$2"
+    else
+        bad "$1: body differs from $GOLDEN/$1.$2"
+        diff -u "$GOLDEN/$1.$2" "$tmp/body" | head -20
+    fi
+}
+# the CLI's document less its "reproduce" block (the service has no command line to show)
+cli_doc() { # OUT ARGS...
+    out=$1
+    shift
+    "$GPUPLAN" "$@" | python3 -c '
+import re, sys
+t = sys.stdin.read()
+t = re.sub(r"\n\*\*(Reproduce this document|Как воспроизвести этот документ)\*\*\n\n```sh\n.*?\n```\n", "", t, flags=re.S)
+t = re.sub(r"<details class=\"gp-code\" open>\n<summary>(Reproduce this document|Как воспроизвести этот документ)</summary>.*?</details>\n", "", t, flags=re.S)
+sys.stdout.write(t)' >"$out"
+}
+if prop_post "propose qlora 70b on-prem, ru, md" 200 \
+    '{"model": "llama-3.1-70b", "method": "qlora", "on_prem": true, "lang": "ru", "format": "md"}'; then
+    header_has "propose md" "Content-Type: text/markdown; charset=utf-8"
+    golden_doc propose-qlora-70b-ru md
+    cli_doc "$tmp/cli.md" --lang ru propose llama-3.1-70b --method qlora --on-prem --format md
+    if cmp -s "$tmp/body" "$tmp/cli.md"; then
+        ok "propose ru md: the CLI's document"
+    else
+        bad "propose ru md: differs from gpuplan propose"
+        diff "$tmp/cli.md" "$tmp/body" | head -10
+    fi
+fi
+if prop_post "propose lora 8b, en, html" 200 \
+    '{"model": "llama-3.1-8b", "method": "lora", "tokens": "2B", "gpu": "h100-sxm,a100-80gb-sxm,l40s"}'; then
+    header_has "propose html" "Content-Type: text/html; charset=utf-8"
+    body_has "propose html" '<html lang="en">'
+    body_has "propose html" 'id="bom"'
+    cli_doc "$tmp/cli.html" propose llama-3.1-8b --method lora --tokens 2B --gpu h100-sxm,a100-80gb-sxm,l40s
+    if cmp -s "$tmp/body" "$tmp/cli.html"; then
+        ok "propose en html: the CLI's document"
+    else
+        bad "propose en html: differs from gpuplan propose"
+        diff "$tmp/cli.html" "$tmp/body" | head -10
+    fi
+fi
+if prop_post "propose charts (json)" 200 \
+    '{"model": "llama-3.1-70b", "method": "qlora", "on_prem": true, "format": "json", "chart_width": 480}'; then
+    header_has "propose json" "Content-Type: application/json"
+    if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["charts"]
+assert d["schema_version"] == 1 and d["model"] == "llama-3.1-70b", d
+assert c["memory"].startswith("<svg ") and "width=\"480\"" in c["memory"], c["memory"][:120]
+assert c["buy_rent"].startswith("<svg ") and "<style>" in c["buy_rent"], c["buy_rent"][:120]
+assert c["time_cost"] is None  # no --tokens: no run time to draw
+' "$tmp/body"; then ok "propose json: the charts as standalone SVG"; else bad "propose json: charts"; fi
+fi
+prop_post "propose chart width out of range" 400 '{"model": "llama-3.1-8b", "format": "json", "chart_width": 10}' &&
+    error_is "propose chart_width" usage '$.chart_width'
+prop_post "propose pdf refused" 400 '{"model": "llama-3.1-8b", "format": "pdf"}' &&
+    error_is "propose format" usage '$.format'
+prop_post "propose bad lang" 400 '{"model": "llama-3.1-8b", "lang": "de"}' &&
+    error_is "propose lang" usage '$.lang'
+prop_post "propose no plan" 422 '{"model": "llama-3.1-70b", "tokens": "1B", "budget": 1}' &&
+    body_has "propose no plan" "no plan meets the constraints"
+# A Russian document switched one thread's messages only: the service's answers stay English.
+prop_post "propose ru again" 200 '{"model": "llama-3.1-8b", "lang": "ru", "format": "md"}'
+request "recommend after a Russian proposal" 400 -H 'Content-Type: application/json' \
+    --data-binary '{"model": "llama-3.1-8b", "top": 0}' "$base/v1/recommend" &&
+    body_has "English after a Russian proposal" "must be an integer in 1..16"
+
 rec_post "recommend model path refused" 404 '{"model": "/etc/passwd"}' &&
     error_is "recommend model path" not_found '$.model'
 

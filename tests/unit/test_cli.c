@@ -212,6 +212,17 @@ static void test_formats(void **state)
             with_format++;
             char arg[128];
             gpuplan_option_arg(o, arg, sizeof arg);
+            if (o->choices != gpuplan_format_names) {
+                /* propose: document formats of its own (a PDF is no renderer's format) */
+                assert_string_equal(cmds[i]->name, "propose");
+                static const char *const takes[] = { "html", "md", "pdf", "markdown" };
+                for (size_t k = 0; k < sizeof takes / sizeof takes[0]; k++)
+                    assert_int_equal(gpuplan_option_set(o, scratch_a, takes[k], false, NULL),
+                                     GPUPLAN_OK);
+                assert_int_equal(gpuplan_option_set(o, scratch_a, "json", false, NULL),
+                                 GPUPLAN_ERR_USAGE);
+                continue;
+            }
             for (int f = 0; f < GPUPLAN_FORMAT_COUNT; f++) {
                 struct gpuplan_error err;
                 gpuplan_error_init(&err);

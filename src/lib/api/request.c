@@ -528,6 +528,54 @@ enum gpuplan_status gpuplan_plan_request_from_json_config(struct gpuplan_plan_re
     return read_job_body(groups, 2, cfg, mark_fixed, req, body, len, model_out, model_size, err);
 }
 
+/* ---- the proposal request ------------------------------------------------------------------ */
+
+#define PROPOSE(field) GPUPLAN_OPTION_AT(struct gpuplan_propose_body, field)
+
+/* The members a proposal body has beside a recommend body's ("lang" is every body's). */
+static const struct gpuplan_option propose_body_options[] = {
+    { .name = "format",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_INT,
+      PROPOSE(format),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .help = GPUPLAN_N_("document format"),
+      .default_value = "html",
+      .choices = gpuplan_format_names,
+      .choice_values = gpuplan_format_values,
+      .choice_mask = GPUPLAN_RENDER_PROPOSAL_FORMATS },
+    { .name = "chart-width",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      PROPOSE(chart_width_px),
+      .set_offset = GPUPLAN_OPTION_NO_SET,
+      .arg = "PX",
+      .help = GPUPLAN_N_("format json: the charts' width in px"),
+      .real_min = 240,
+      .real_max = 2000 },
+    { .name = NULL },
+};
+
+enum gpuplan_status gpuplan_propose_request_from_json_config(struct gpuplan_plan_request *req,
+                                                             struct gpuplan_propose_body *doc,
+                                                             const char *body,
+                                                             size_t len,
+                                                             char *model_out,
+                                                             size_t model_size,
+                                                             struct gpuplan_config *cfg,
+                                                             struct gpuplan_error *err)
+{
+    memset(doc, 0, sizeof *doc);
+    if (gpuplan_options_init(propose_body_options, doc, err) != GPUPLAN_OK)
+        return err->code;
+    const struct gpuplan_option_group groups[] = {
+        { gpuplan_plan_options, req, 0 },
+        { gpuplan_job_options, &req->job, GPUPLAN_OPTION_SEARCHED },
+        { propose_body_options, doc, 0 },
+    };
+    return read_job_body(groups, 3, cfg, mark_fixed, req, body, len, model_out, model_size, err);
+}
+
 enum gpuplan_status gpuplan_plan_request_from_json(struct gpuplan_plan_request *req,
                                                    const char *body,
                                                    size_t len,

@@ -1,0 +1,1 @@
+$GPUPLAN propose llama-3.1-8b --format pdf

@@ -1,0 +1,1 @@
+GPUPLAN_CHROMIUM=/nonexistent/chromium $GPUPLAN propose llama-3.1-8b --format pdf -o "${TMPDIR:-/tmp}/gpuplan-golden-never.pdf"; echo "exists: $(test -e "${TMPDIR:-/tmp}/gpuplan-golden-never.pdf" && echo yes || echo no)"
