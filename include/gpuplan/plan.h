@@ -69,7 +69,8 @@ enum gpuplan_plan_allow {
     GPUPLAN_ALLOW_ROCM = 1u << 1,    /* AMD Instinct on ROCm (bitsandbytes on ROCm for QLoRA) */
     GPUPLAN_ALLOW_GAUDI = 1u << 2,   /* Intel Gaudi (optimum-habana, the HPU backends) */
     GPUPLAN_ALLOW_GEFORCE = 1u << 3, /* GeForce in a rack server or a cloud (licence) */
-    GPUPLAN_ALLOW_ALL = 0xFu
+    GPUPLAN_ALLOW_LEGACY = 1u << 4,  /* NVIDIA below compute capability 8.0: no bf16, no FA2 */
+    GPUPLAN_ALLOW_ALL = 0x1Fu
 };
 
 /* Vendor filter: a gpuplan_vendor value, or this for any vendor. */

@@ -206,39 +206,63 @@ static void variants(const struct search *s, const struct candidate *c, struct g
         seen[lo] = seen[--k];
     }
 }
+/* Insertion sort of `c` by the objective's keys alone (a handful of GPU types). */
+static void sort_by_keys(const struct search *s, struct candidate *c, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        const struct candidate x = c[i];
+        size_t j = i;
+        while (j > 0 && gpuplan_plan_keys_better(s, &x, &c[j - 1])) {
+            c[j] = c[j - 1];
+            j--;
+        }
+        c[j] = x;
+    }
+}
+/*
+ * The list: the best candidate of each GPU type, plans without a compromise in the
+ * objective's order and compromises (offload) in theirs, merged so that a compromise
+ * comes before a plan without only when gpuplan_plan_better says so (it is faster and
+ * ranks first by the objective): a total, deterministic order.
+ */
 static void pick_top(struct search *s, struct gpuplan_plan_result *out)
 {
-    struct candidate chosen[GPUPLAN_PLAN_MAX_TOP];
-    size_t n = 0;
-    const size_t k = s->req->top_k;
+    struct candidate *per = calloc(s->n_layouts + 1, sizeof *per);
+    if (!per)
+        return;
+    size_t n_per = 0;
     for (size_t i = 0; i < s->n_layouts; i++) {
         const struct candidate *c = &s->best[i];
         if (!c->valid)
             continue;
-        size_t pos = n;
-        bool skip = false;
-        for (size_t j = 0; j < n; j++) {
-            if (same_offer(s, c, &chosen[j])) {
-                if (gpuplan_plan_better(s, c, &chosen[j])) {
-                    memmove(&chosen[j], &chosen[j + 1], (n - j - 1) * sizeof chosen[0]);
-                    n--;
-                } else {
-                    skip = true;
-                }
-                break;
-            }
-        }
-        if (skip)
-            continue;
-        for (pos = 0; pos < n && !gpuplan_plan_better(s, c, &chosen[pos]); pos++)
-            ;
-        if (pos >= k)
-            continue;
-        const size_t keep = n < k ? n : k - 1;
-        memmove(&chosen[pos + 1], &chosen[pos], (keep - pos) * sizeof chosen[0]);
-        chosen[pos] = *c;
-        n = keep + 1;
+        size_t j = 0;
+        while (j < n_per && !same_offer(s, c, &per[j]))
+            j++;
+        if (j == n_per)
+            per[n_per++] = *c;
+        else if (gpuplan_plan_better(s, c, &per[j]))
+            per[j] = *c;
     }
+    /* split: plain first in the array, compromises after */
+    size_t n_plain = 0;
+    for (size_t i = 0; i < n_per; i++) {
+        if (!per[i].compromise) {
+            const struct candidate x = per[i];
+            per[i] = per[n_plain];
+            per[n_plain++] = x;
+        }
+    }
+    sort_by_keys(s, per, n_plain);
+    sort_by_keys(s, per + n_plain, n_per - n_plain);
+    struct candidate chosen[GPUPLAN_PLAN_MAX_TOP];
+    size_t n = 0, a = 0, b = n_plain;
+    const size_t k = s->req->top_k;
+    while (n < k && (a < n_plain || b < n_per)) {
+        const bool take_comp =
+            b < n_per && (a >= n_plain || gpuplan_plan_better(s, &per[b], &per[a]));
+        chosen[n++] = take_comp ? per[b++] : per[a++];
+    }
+    free(per);
     for (size_t i = 0; i < n; i++) {
         materialise(s, &chosen[i], &out->top[i]);
         variants(s, &chosen[i], &out->top[i]);

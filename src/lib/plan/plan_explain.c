@@ -120,6 +120,9 @@ void gpuplan_plan_maturity(const struct search *s, struct gpuplan_plan *p, uint3
               : GPUPLAN_N_("ROCm, not CUDA: PyTorch ROCm wheels, FlashAttention's ROCm port") },
         { GPUPLAN_ALLOW_GAUDI,
           GPUPLAN_N_("Gaudi, not CUDA: optimum-habana and the HPU PyTorch bridge") },
+        { GPUPLAN_ALLOW_LEGACY,
+          GPUPLAN_N_("before Ampere (compute capability below 8.0): fp16 with loss scaling, no "
+                     "FlashAttention 2") },
         { GPUPLAN_ALLOW_GEFORCE,
           GPUPLAN_N_("GeForce in a server or a cloud: NVIDIA's GeForce driver licence forbids "
                      "datacenter deployment") },
@@ -471,8 +474,8 @@ static void care_note(const struct search *s, struct gpuplan_plan_result *out)
     const struct candidate *c = &s->best_care;
     const uint32_t need = c->care & ~s->allow;
     char flags[64] = "";
-    const char *names[] = { "fp8", "rocm", "gaudi", "geforce" };
-    for (size_t i = 0; i < 4; i++) {
+    const char *names[] = { "fp8", "rocm", "gaudi", "geforce", "legacy" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (need & (1u << i)) {
             const size_t at = strlen(flags);
             snprintf(flags + at, sizeof flags - at, "%s%s", at ? "," : "", names[i]);
@@ -481,7 +484,7 @@ static void care_note(const struct search *s, struct gpuplan_plan_result *out)
     if (!c->valid || out->n_top == 0 || !gpuplan_plan_keys_better(s, c, &s->top0)) {
         NOTE(out,
              "%llu candidates beyond the standard stack left out (FP8 training, ROCm, Gaudi, "
-             "GeForce in a server): --allow to include them",
+             "GeForce in a server, pre-Ampere): --allow to include them",
              (unsigned long long)s->n_care);
         return;
     }

@@ -70,9 +70,9 @@ static const struct {
     const char *name;
     uint32_t bit;
 } allow_names[] = {
-    { "fp8", GPUPLAN_ALLOW_FP8 },     { "rocm", GPUPLAN_ALLOW_ROCM },
-    { "gaudi", GPUPLAN_ALLOW_GAUDI }, { "geforce", GPUPLAN_ALLOW_GEFORCE },
-    { "all", GPUPLAN_ALLOW_ALL },
+    { "fp8", GPUPLAN_ALLOW_FP8 },       { "rocm", GPUPLAN_ALLOW_ROCM },
+    { "gaudi", GPUPLAN_ALLOW_GAUDI },   { "geforce", GPUPLAN_ALLOW_GEFORCE },
+    { "legacy", GPUPLAN_ALLOW_LEGACY }, { "all", GPUPLAN_ALLOW_ALL },
 };
 static enum gpuplan_status set_allow(void *dest,
                                      const struct gpuplan_option *opt,
@@ -94,7 +94,7 @@ static enum gpuplan_status set_allow(void *dest,
         if (!known) {
             gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'--allow' is '%.64s'; unknown '%.*s'",
                               value, (int)(n < 32 ? n : 32), p);
-            gpuplan_error_hint(err, "want a list of fp8, rocm, gaudi, geforce, or all");
+            gpuplan_error_hint(err, "want a list of fp8, rocm, gaudi, geforce, legacy, or all");
             return GPUPLAN_ERR_USAGE;
         }
         p += n;
@@ -156,7 +156,7 @@ const struct gpuplan_option gpuplan_plan_options[] = {
       NO_SET,
       .arg = "WHAT,...",
       .help = GPUPLAN_N_("beyond the standard CUDA stack: fp8 (training), rocm, gaudi, geforce "
-                         "(in a server or cloud), all"),
+                         "(in a server or cloud), legacy (below compute capability 8.0), all"),
       .default_doc = GPUPLAN_N_("none: standard stack only"),
       .parse = set_allow },
     { .name = "on-prem",

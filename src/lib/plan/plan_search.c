@@ -88,6 +88,10 @@ uint32_t gpuplan_plan_layout_care(const struct gpuplan_plan_request *req,
     if (is_geforce(gpu) &&
         (rent || nodes > 1 || !platform || strcmp(platform->form_factor, "workstation") != 0))
         care |= GPUPLAN_ALLOW_GEFORCE;
+    /* before Ampere (CC < 8.0: V100, T4): no bf16 (fp16 with loss scaling) and no
+     * FlashAttention 2 (it needs CC 8.0+): not the bf16 stack of seed S13 */
+    if (gpu->vendor == GPUPLAN_VENDOR_NVIDIA && gpu->cc_major > 0 && gpu->cc_major < 8)
+        care |= GPUPLAN_ALLOW_LEGACY;
     return care;
 }
 uint32_t gpuplan_plan_implied_allow(const struct gpuplan_plan_request *req,
