@@ -58,6 +58,21 @@ enum gpuplan_plan_where {
     GPUPLAN_WHERE_COUNT
 };
 
+/*
+ * What a plan may assume beyond the standard stack (seed S13: PyTorch + PEFT +
+ * Accelerate/DeepSpeed/FSDP on CUDA, bf16-mixed or the method's own recipe).
+ * Left open the search keeps to the standard stack; `--allow fp8,rocm,...`
+ * widens it, and a plan that uses one of these says so (its maturity).
+ */
+enum gpuplan_plan_allow {
+    GPUPLAN_ALLOW_FP8 = 1u << 0,     /* FP8 training (Transformer Engine / torchao recipes) */
+    GPUPLAN_ALLOW_ROCM = 1u << 1,    /* AMD Instinct on ROCm (bitsandbytes on ROCm for QLoRA) */
+    GPUPLAN_ALLOW_GAUDI = 1u << 2,   /* Intel Gaudi (optimum-habana, the HPU backends) */
+    GPUPLAN_ALLOW_GEFORCE = 1u << 3, /* GeForce in a rack server or a cloud (licence) */
+    GPUPLAN_ALLOW_LEGACY = 1u << 4,  /* NVIDIA below compute capability 8.0: no bf16, no FA2 */
+    GPUPLAN_ALLOW_ALL = 0x1Fu
+};
+
 /* Vendor filter: a gpuplan_vendor value, or this for any vendor. */
 #define GPUPLAN_PLAN_ANY_VENDOR   (-1)
 #define GPUPLAN_PLAN_MAX_GPU_IDS  16
@@ -66,8 +81,10 @@ enum gpuplan_plan_where {
 #define GPUPLAN_PLAN_MAX_REASONS  8
 #define GPUPLAN_PLAN_MAX_WARNINGS 10
 #define GPUPLAN_PLAN_TEXT_MAX     320
-#define GPUPLAN_PLAN_MAX_NOTES    8
+#define GPUPLAN_PLAN_MAX_NOTES    14
 #define GPUPLAN_PLAN_MAX_MISSES   3
+/* --max-gpus at most: the search's 256 servers of 4 or 128 of 8 (plan_search.c node_counts) */
+#define GPUPLAN_PLAN_MAX_GPUS 1024
 
 struct gpuplan_plan_request {
     struct gpuplan_job job; /* method, precision, seq_len, tokens, context, batch, ... */
@@ -89,6 +106,10 @@ struct gpuplan_plan_request {
     char gpu_ids[GPUPLAN_PLAN_MAX_GPU_IDS][48]; /* --gpu a,b: only these */
     size_t n_gpu_ids;                           /* 0 = every catalog GPU */
     double min_headroom_fraction;               /* of usable memory, e.g. 0.05 */
+    uint32_t allow;       /* enum gpuplan_plan_allow bits: what beyond the standard stack */
+    bool budget_given;    /* --budget given (0 is then a usage error) */
+    double max_run_days;  /* without a deadline, runs longer than this are not recommended */
+    double hours_per_day; /* on-prem: the stated use; 0 = none (rank by capex, no own cost) */
     /* serving (--method infer): the load beside job.input_tokens / output_tokens /
      * concurrency, and the latency targets; 0 = none */
     double request_rate_per_s; /* requests/s all replicas sustain; 0: job.concurrency in flight */
@@ -227,6 +248,12 @@ struct gpuplan_plan {
     bool compromise; /* offload or lossy 4-bit serving weights the user did not ask for: ranked
                         after plans without (docs/planner.md) */
     struct gpuplan_plan_server server;
+    /* maturity: standard stack (S13), or what it needs care with ("" when standard) */
+    bool needs_care;
+    char maturity[GPUPLAN_PLAN_TEXT_MAX];
+    /* the other GPU counts of the same GPU that meet the constraints, folded into this row,
+     * e.g. "also 16 GPUs (2x8): 0.9 h, $27" ("" when none) */
+    char variants[GPUPLAN_PLAN_TEXT_MAX];
     bool is_serving; /* a serving plan: `serving` holds it */
     struct gpuplan_plan_serving serving;
     char reasons[GPUPLAN_PLAN_MAX_REASONS][GPUPLAN_PLAN_TEXT_MAX];
@@ -249,9 +276,17 @@ struct gpuplan_plan_result {
     size_t n_top;
     struct gpuplan_plan pareto[GPUPLAN_PLAN_MAX_PARETO]; /* by time, ascending */
     size_t n_pareto;
-    /* serving: when no plan meets the latency targets, the nearest misses (serving.miss) */
+    /* when no plan meets the constraints, the nearest misses: serving, what fails the latency
+     * targets (serving.miss); training, the cheapest that meets the deadline and the fastest
+     * within the budget (each plan's `variants` says what it misses) */
     struct gpuplan_plan misses[GPUPLAN_PLAN_MAX_MISSES];
     size_t n_misses;
+    /* where neither --on-prem nor --cloud: the best plan to buy (capex, then time) and to rent
+     * (cloud cost of the run), side by side */
+    bool has_best_buy, has_best_rent;
+    struct gpuplan_plan best_buy, best_rent;
+    uint64_t too_long;   /* feasible but longer than --max-run-days (no deadline given) */
+    uint64_t needs_care; /* dropped: beyond the standard stack and not --allow'ed */
     char notes[GPUPLAN_PLAN_MAX_NOTES][GPUPLAN_PLAN_TEXT_MAX]; /* run-level: why plans were
                                   dropped, ranking basis, trade-offs, S14 hints */
     size_t n_notes;

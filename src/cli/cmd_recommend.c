@@ -46,8 +46,9 @@ const struct cli_command cli_cmd_recommend = {
     .run = cmd_recommend,
     .summary = N_("search GPU servers for a job, rank, emit launch configs"),
     .usage = N_("recommend MODEL [OPTIONS]"),
-    .description =
-        N_("Search every catalog GPU, server and layout for MODEL; rank by the objective."),
+    .description = N_("Search every catalog GPU, server and layout for MODEL; rank by the "
+                      "objective. Exit status 0 with a plan, 3 when no plan meets the constraints "
+                      "(the nearest misses and the changes that would help are printed)."),
     .model_arg = "MODEL",
     .n_positional = 1,
     .groups = { { N_("planner options"), gpuplan_plan_options, 0 },
@@ -212,7 +213,10 @@ static int cmd_recommend(int argc, char **argv)
     else if (st == GPUPLAN_OK)
         st = gpuplan_render_plan_from(result, rec.from.n ? &cfg : NULL, rec.common.format, &run.out,
                                       &run.err);
+    const bool none = st == GPUPLAN_OK && !rec.emit && result && result->n_top == 0;
     free(result);
     gpuplan_config_release(&cfg);
-    return cli_run_finish(&run, st);
+    const int rc_run = cli_run_finish(&run, st);
+    /* no plan meets the constraints: printed, and said by the exit status (as `check`) */
+    return rc_run == CLI_OK && none ? CLI_DOES_NOT_FIT : rc_run;
 }

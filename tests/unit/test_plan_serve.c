@@ -175,9 +175,12 @@ static void test_issue_question(void **state)
         check_serving_plan(&r->top[i], &req);
         assert_string_equal(r->top[i].serving.model_ref, "meta-llama/Llama-3.3-70B-Instruct");
         assert_true(r->top[i].has_cloud_rate);
-        if (i > 0) /* ranked by cloud cost per million output tokens (ties within 0.5 %) */
+        if (i > 0) /* ranked by cloud cost per million output tokens (near ties within 5 %),
+                    * one plan per GPU type */
             assert_true(r->top[i - 1].cost_per_mtok_usd <=
-                        r->top[i].cost_per_mtok_usd * (1.0 + 0.005));
+                        r->top[i].cost_per_mtok_usd * (1.0 + 0.05));
+        for (size_t q = 0; q < i; q++)
+            assert_ptr_not_equal(r->top[q].gpu, r->top[i].gpu);
         assert_true(r->top[i].serving.has_disagg);
         const struct gpuplan_plan_serving *sv = &r->top[i].serving;
         assert_true(fabs(sv->disagg_saving -
@@ -468,13 +471,17 @@ static void test_moe_and_on_prem(void **state)
         check_serving_plan(p, &req);
         assert_true(p->has_capex && p->capex_usd > 0);
         assert_true(p->serving.ep == 1 || p->serving.ep == p->serving.tp);
+        /* a bought workstation is one tower */
+        if (p->platform && strcmp(p->platform->form_factor, "workstation") == 0)
+            assert_int_equal(p->nodes, 1);
         /* the servers bought hold the replicas */
         assert_true(p->gpus_per_node * p->nodes >=
                     p->serving.replicas * p->serving.gpus_per_replica);
         if (p->serving.ep > 1)
             assert_non_null(strstr(p->serving.commands.launch, "--enable-expert-parallel"));
     }
-    assert_true(has_note(r, "own cost per million output tokens"));
+    /* buying without a stated use ranks by capex (issue 14 item 3) */
+    assert_true(has_note(r, "ranked by capex"));
     free(r);
 }
 
@@ -644,6 +651,39 @@ static void test_commands(void **state)
     }
 }
 
+/* Serving keeps to the standard stack too (issue 14 item 2); FP8 on Hopper/Blackwell is. */
+static void test_serving_maturity(void **state)
+{
+    (void)state;
+    static const char *const opts[] = { "concurrency", "32", "tpot-ms", "50", NULL };
+    struct gpuplan_plan_request req;
+    request(&req, opts);
+    struct gpuplan_plan_result *r = run("llama-3.3-70b", &req);
+    assert_true(r->n_top >= 3);
+    for (size_t i = 0; i < r->n_top; i++) {
+        assert_false(r->top[i].needs_care);
+        assert_int_equal(r->top[i].gpu->vendor, GPUPLAN_VENDOR_NVIDIA);
+    }
+    assert_true(r->needs_care > 0);
+    bool noted = false;
+    for (size_t i = 0; i < r->n_notes; i++)
+        noted |= strstr(r->notes[i], "beyond the standard stack") != NULL;
+    assert_true(noted);
+    free(r);
+    req.allow = GPUPLAN_ALLOW_ROCM;
+    r = run("llama-3.3-70b", &req);
+    bool amd = false;
+    for (size_t i = 0; i < r->n_top; i++) {
+        const bool is_amd = r->top[i].gpu->vendor == GPUPLAN_VENDOR_AMD;
+        assert_true(r->top[i].needs_care == is_amd);
+        if (is_amd)
+            assert_non_null(strstr(r->top[i].maturity, "ROCm"));
+        amd |= is_amd;
+    }
+    assert_true(amd);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -658,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_moe_and_on_prem),
         cmocka_unit_test(test_json_contract),
         cmocka_unit_test(test_commands),
+        cmocka_unit_test(test_serving_maturity),
     };
     return cmocka_run_group_tests_name("serving search", tests, setup, teardown);
 }

@@ -84,6 +84,7 @@ static void materialise(const struct search *s, const struct candidate *c, struc
                                    : 0.0;
     p->compromise = c->compromise;
     gpuplan_plan_server_spec(s, p, &m);
+    gpuplan_plan_maturity(s, p, c->care);
     gpuplan_plan_explain(s, p, &t);
 }
 
@@ -96,9 +97,15 @@ static enum gpuplan_status check_request(const struct gpuplan_plan_request *req,
     if (req->top_k == 0 || req->top_k > GPUPLAN_PLAN_MAX_TOP)
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--top", "'--top' is %u; must be 1..%d",
                                  req->top_k, GPUPLAN_PLAN_MAX_TOP);
-    if (req->max_gpus == 0)
+    if (req->budget_given && !(req->budget_usd > 0.0)) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--budget", "'--budget' is 0; must be > 0");
+        gpuplan_error_hint(err, "leave --budget out for no budget");
+        return GPUPLAN_ERR_USAGE;
+    }
+    if (req->max_gpus == 0 || req->max_gpus > GPUPLAN_PLAN_MAX_GPUS)
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--max-gpus",
-                                 "'--max-gpus' is 0; must be >= 1");
+                                 "'--max-gpus' is %u; must be 1..%d (what the search covers)",
+                                 req->max_gpus, GPUPLAN_PLAN_MAX_GPUS);
     if (req->deadline_hours > 0.0 && req->job.tokens == 0 &&
         req->job.method != GPUPLAN_METHOD_INFER) {
         gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--deadline-hours",
@@ -133,47 +140,133 @@ static int cmp_candidate_time(const void *a, const void *b)
     const struct candidate *x = a, *y = b;
     return (x->time_key > y->time_key) - (x->time_key < y->time_key);
 }
-/* Same GPU, count and nodes on another platform: keep only the gpuplan_plan_better one. */
+/* The same GPU type: the list keeps the best plan of each (issue 14 item 5), its other
+ * counts folded into its row (variants). */
 static bool same_offer(const struct search *s, const struct candidate *a, const struct candidate *b)
 {
-    const struct layout *x = &s->layouts[a->layout], *y = &s->layouts[b->layout];
-    return x->gpu == y->gpu && x->gpus_per_node == y->gpus_per_node && x->nodes == y->nodes;
+    return s->layouts[a->layout].gpu == s->layouts[b->layout].gpu;
 }
+/* The other GPU counts of `c`'s GPU that meet the constraints, fewest GPUs first (at most 3). */
+static void variants(const struct search *s, const struct candidate *c, struct gpuplan_plan *p)
+{
+    const struct layout *l = &s->layouts[c->layout];
+    const uint32_t n = l->gpus_per_node * l->nodes;
+    /* the best of each other count (any platform) */
+    struct candidate seen[16];
+    size_t k = 0;
+    for (size_t i = 0; i < s->n_layouts; i++) {
+        const struct candidate *o = &s->best[i];
+        const struct layout *ol = &s->layouts[i];
+        const uint32_t on = ol->gpus_per_node * ol->nodes;
+        if (!o->valid || ol->gpu != l->gpu || on == n || o->compromise != c->compromise)
+            continue;
+        size_t j = 0;
+        while (j < k &&
+               s->layouts[seen[j].layout].gpus_per_node * s->layouts[seen[j].layout].nodes != on)
+            j++;
+        if (j < k) {
+            if (gpuplan_plan_better(s, o, &seen[j]))
+                seen[j] = *o;
+        } else if (k < sizeof seen / sizeof seen[0]) {
+            seen[k++] = *o;
+        }
+    }
+    char *w = p->variants;
+    size_t left = sizeof p->variants;
+    for (size_t shown = 0; shown < 3 && k > 0; shown++) {
+        size_t lo = 0;
+        for (size_t j = 1; j < k; j++) {
+            const struct layout *a = &s->layouts[seen[j].layout], *b = &s->layouts[seen[lo].layout];
+            if (a->gpus_per_node * a->nodes < b->gpus_per_node * b->nodes)
+                lo = j;
+        }
+        const struct candidate *o = &seen[lo];
+        const struct layout *ol = &s->layouts[o->layout];
+        const double money = s->view == PLAN_VIEW_BUY
+                                 ? (s->req->hours_per_day > 0.0 && s->req->job.tokens
+                                        ? ol->own_usd_per_hour * o->time_key
+                                        : o->capex_key)
+                                 : o->rent_spend;
+        const char *unit = s->view == PLAN_VIEW_RENT     ? GPUPLAN_TR("run")
+                           : s->req->hours_per_day > 0.0 ? GPUPLAN_TR("own")
+                                                         : GPUPLAN_TR("capex");
+        int len;
+        if (s->req->job.tokens && isfinite(money))
+            len = snprintf(w, left, GPUPLAN_TR("%s%u x (%ux%u) %.3g h, %s $%.0f"),
+                           shown ? "; " : "", ol->gpus_per_node * ol->nodes, ol->nodes,
+                           ol->gpus_per_node, o->time_key, unit, money);
+        else
+            len = snprintf(w, left, GPUPLAN_TR("%s%u x (%ux%u) %.0f tokens/s"), shown ? "; " : "",
+                           ol->gpus_per_node * ol->nodes, ol->nodes, ol->gpus_per_node,
+                           o->tokens_per_s);
+        if (len < 0 || (size_t)len >= left)
+            break;
+        w += len;
+        left -= (size_t)len;
+        seen[lo] = seen[--k];
+    }
+}
+/* Insertion sort of `c` by the objective's keys alone (a handful of GPU types). */
+static void sort_by_keys(const struct search *s, struct candidate *c, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        const struct candidate x = c[i];
+        size_t j = i;
+        while (j > 0 && gpuplan_plan_keys_better(s, &x, &c[j - 1])) {
+            c[j] = c[j - 1];
+            j--;
+        }
+        c[j] = x;
+    }
+}
+/*
+ * The list: the best candidate of each GPU type, plans without a compromise in the
+ * objective's order and compromises (offload) in theirs, merged so that a compromise
+ * comes before a plan without only when gpuplan_plan_better says so (it is faster and
+ * ranks first by the objective): a total, deterministic order.
+ */
 static void pick_top(struct search *s, struct gpuplan_plan_result *out)
 {
-    struct candidate chosen[GPUPLAN_PLAN_MAX_TOP];
-    size_t n = 0;
-    const size_t k = s->req->top_k;
+    struct candidate *per = calloc(s->n_layouts + 1, sizeof *per);
+    if (!per)
+        return;
+    size_t n_per = 0;
     for (size_t i = 0; i < s->n_layouts; i++) {
         const struct candidate *c = &s->best[i];
         if (!c->valid)
             continue;
-        size_t pos = n;
-        bool skip = false;
-        for (size_t j = 0; j < n; j++) {
-            if (same_offer(s, c, &chosen[j])) {
-                if (gpuplan_plan_better(s, c, &chosen[j])) {
-                    memmove(&chosen[j], &chosen[j + 1], (n - j - 1) * sizeof chosen[0]);
-                    n--;
-                } else {
-                    skip = true;
-                }
-                break;
-            }
-        }
-        if (skip)
-            continue;
-        for (pos = 0; pos < n && !gpuplan_plan_better(s, c, &chosen[pos]); pos++)
-            ;
-        if (pos >= k)
-            continue;
-        const size_t keep = n < k ? n : k - 1;
-        memmove(&chosen[pos + 1], &chosen[pos], (keep - pos) * sizeof chosen[0]);
-        chosen[pos] = *c;
-        n = keep + 1;
+        size_t j = 0;
+        while (j < n_per && !same_offer(s, c, &per[j]))
+            j++;
+        if (j == n_per)
+            per[n_per++] = *c;
+        else if (gpuplan_plan_better(s, c, &per[j]))
+            per[j] = *c;
     }
-    for (size_t i = 0; i < n; i++)
+    /* split: plain first in the array, compromises after */
+    size_t n_plain = 0;
+    for (size_t i = 0; i < n_per; i++) {
+        if (!per[i].compromise) {
+            const struct candidate x = per[i];
+            per[i] = per[n_plain];
+            per[n_plain++] = x;
+        }
+    }
+    sort_by_keys(s, per, n_plain);
+    sort_by_keys(s, per + n_plain, n_per - n_plain);
+    struct candidate chosen[GPUPLAN_PLAN_MAX_TOP];
+    size_t n = 0, a = 0, b = n_plain;
+    const size_t k = s->req->top_k;
+    while (n < k && (a < n_plain || b < n_per)) {
+        const bool take_comp =
+            b < n_per && (a >= n_plain || gpuplan_plan_better(s, &per[b], &per[a]));
+        chosen[n++] = take_comp ? per[b++] : per[a++];
+    }
+    free(per);
+    for (size_t i = 0; i < n; i++) {
         materialise(s, &chosen[i], &out->top[i]);
+        variants(s, &chosen[i], &out->top[i]);
+    }
     out->n_top = n;
     if (n > 0)
         s->top0 = chosen[0];
@@ -192,6 +285,87 @@ static void pick_pareto(struct search *s, struct gpuplan_plan_result *out)
     }
     out->n_pareto = n;
 }
+/* When nothing is feasible: the nearest misses. */
+static void pick_sides(struct search *s, struct gpuplan_plan_result *out)
+{
+    if (out->n_top > 0)
+        return;
+    const struct candidate *m[2] = { &s->miss_cheap, &s->miss_fast };
+    for (size_t i = 0; i < 2; i++) {
+        if (!m[i]->valid || out->n_misses >= GPUPLAN_PLAN_MAX_MISSES)
+            continue;
+        struct gpuplan_plan *p = &out->misses[out->n_misses++];
+        materialise(s, m[i], p);
+        snprintf(p->variants, sizeof p->variants, "%s",
+                 i == 0 ? GPUPLAN_TR("nearest miss: the cheapest that meets the time (deadline, "
+                                     "or --max-run-days)")
+                 : s->req->budget_usd > 0.0
+                     ? GPUPLAN_TR("nearest miss: the fastest within the budget")
+                     : GPUPLAN_TR("nearest miss: the fastest"));
+    }
+}
+
+static enum gpuplan_status search_once(const struct gpuplan_model *model,
+                                       const struct gpuplan_catalog *catalog,
+                                       const struct gpuplan_plan_request *req,
+                                       struct gpuplan_plan_result *out,
+                                       struct gpuplan_error *err);
+
+/*
+ * Nothing meets the constraints within --max-gpus: the smallest power-of-two
+ * count up to what the search covers that has a plan is one more single
+ * change ("change: --max-gpus 128: 128 x b200 meets the constraints").
+ */
+static void max_gpus_change(const struct gpuplan_model *model,
+                            const struct gpuplan_catalog *catalog,
+                            struct gpuplan_plan_result *out)
+{
+    struct gpuplan_plan_result *wider = calloc(1, sizeof *wider);
+    if (!wider)
+        return;
+    struct gpuplan_plan_request req = out->request;
+    for (uint32_t m = req.max_gpus * 2; m <= GPUPLAN_PLAN_MAX_GPUS; m *= 2) {
+        req.max_gpus = m;
+        req.top_k = 1;
+        if (search_once(model, catalog, &req, wider, NULL) != GPUPLAN_OK)
+            break;
+        if (wider->n_top > 0) {
+            const struct gpuplan_plan *p = &wider->top[0];
+            NOTE(out, "change: --max-gpus %u: %u x %s meets the constraints (%.3g h)", m,
+                 p->gpus_per_node * p->nodes, p->gpu->id, p->time_hours);
+            break;
+        }
+    }
+    free(wider);
+}
+
+/*
+ * Neither --on-prem nor --cloud: the best to rent (the list's first, when it has a
+ * rate) and the best to buy, the first plan of the same request --on-prem (the platforms'
+ * sold counts, capex or the own cost at --hours-per-day, the stack as bought), side by
+ * side.
+ */
+static void rent_and_buy(const struct gpuplan_model *model,
+                         const struct gpuplan_catalog *catalog,
+                         struct gpuplan_plan_result *out)
+{
+    if (out->top[0].has_cloud_rate) {
+        out->best_rent = out->top[0];
+        out->has_best_rent = true;
+    }
+    struct gpuplan_plan_result *buy = calloc(1, sizeof *buy);
+    if (!buy)
+        return;
+    struct gpuplan_plan_request req = out->request;
+    req.where = GPUPLAN_WHERE_ON_PREM;
+    req.top_k = 1;
+    if (gpuplan_plan_run(model, catalog, &req, buy, NULL) == GPUPLAN_OK && buy->n_top > 0) {
+        out->best_buy = buy->top[0];
+        out->has_best_buy = true;
+    }
+    free(buy);
+}
+
 enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
                                      const struct gpuplan_catalog *catalog,
                                      const struct gpuplan_plan_request *req,
@@ -202,7 +376,25 @@ enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
     if (st != GPUPLAN_OK)
         return st;
     if (req->job.method == GPUPLAN_METHOD_INFER)
-        return gpuplan_plan_serve_run(model, catalog, req, out, err);
+        st = gpuplan_plan_serve_run(model, catalog, req, out, err);
+    else {
+        st = search_once(model, catalog, req, out, err);
+        if (st == GPUPLAN_OK && out->n_top == 0 && out->fitting > 0 &&
+            req->max_gpus < GPUPLAN_PLAN_MAX_GPUS)
+            max_gpus_change(model, catalog, out);
+    }
+    if (st == GPUPLAN_OK && req->where == GPUPLAN_WHERE_ANY && out->n_top > 0)
+        rent_and_buy(model, catalog, out);
+    return st;
+}
+
+static enum gpuplan_status search_once(const struct gpuplan_model *model,
+                                       const struct gpuplan_catalog *catalog,
+                                       const struct gpuplan_plan_request *req,
+                                       struct gpuplan_plan_result *out,
+                                       struct gpuplan_error *err)
+{
+    enum gpuplan_status st = GPUPLAN_OK;
     struct search *s = calloc(1, sizeof *s);
     if (!s)
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
@@ -210,6 +402,8 @@ enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
     out->request = *req;
     s->req = &out->request;
     s->model = model;
+    s->view = req->where == GPUPLAN_WHERE_ON_PREM ? PLAN_VIEW_BUY : PLAN_VIEW_RENT;
+    s->allow = gpuplan_plan_implied_allow(req, catalog);
     struct gpuplan_job resolved;
     gpuplan_job_resolve(&req->job, &resolved);
     st = gpuplan_memory_profile_build(&s->mem, model, resolved.lora_target_roles,
@@ -234,8 +428,11 @@ enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
     out->over_cores = s->over_cores;
     out->over_nvme = s->over_nvme;
     out->network_bound = s->network_bound;
+    out->too_long = s->too_long;
+    out->needs_care = s->n_care;
     pick_top(s, out);
     pick_pareto(s, out);
+    pick_sides(s, out);
     gpuplan_plan_run_notes(s, out);
 out:
     free(s->best);

@@ -88,18 +88,88 @@ void gpuplan_plan_compat_warnings(const struct search *s, struct gpuplan_plan *p
     if (job->method == GPUPLAN_METHOD_QLORA && gpu->vendor == GPUPLAN_VENDOR_INTEL)
         WARNING(p, "QLoRA on Gaudi: bitsandbytes has a separate HPU backend; check support first");
 }
+/*
+ * The standard stack (seed S13: PyTorch + PEFT + Accelerate/DeepSpeed/FSDP on CUDA,
+ * bf16-mixed or the method's own recipe) or what the plan needs care with.
+ */
+void gpuplan_plan_maturity(const struct search *s, struct gpuplan_plan *p, uint32_t care)
+{
+    (void)s;
+    const struct gpuplan_gpu *gpu = p->gpu;
+    p->needs_care = care != 0;
+    char *w = p->maturity;
+    size_t left = sizeof p->maturity;
+    const bool serving = p->job.method == GPUPLAN_METHOD_INFER;
+    int len = snprintf(w, left, "%s",
+                       care      ? GPUPLAN_TR("needs care:")
+                       : serving ? GPUPLAN_TR("standard: the engine's CUDA build, BF16 or FP8 "
+                                              "weights (FP8 on Hopper/Blackwell)")
+                                 : GPUPLAN_TR("standard: PyTorch + PEFT + Accelerate/DeepSpeed/"
+                                              "FSDP on CUDA"));
+    const struct {
+        uint32_t bit;
+        const char *words;
+    } parts[] = {
+        { GPUPLAN_ALLOW_FP8,
+          GPUPLAN_N_("FP8 training (Transformer Engine or torchao float8): validate the loss "
+                     "against a bf16 run") },
+        { GPUPLAN_ALLOW_ROCM,
+          p->job.method == GPUPLAN_METHOD_QLORA
+              ? GPUPLAN_N_("ROCm, not CUDA: PyTorch ROCm wheels, bitsandbytes' ROCm build for the "
+                           "4-bit base")
+              : GPUPLAN_N_("ROCm, not CUDA: PyTorch ROCm wheels, FlashAttention's ROCm port") },
+        { GPUPLAN_ALLOW_GAUDI,
+          GPUPLAN_N_("Gaudi, not CUDA: optimum-habana and the HPU PyTorch bridge") },
+        { GPUPLAN_ALLOW_LEGACY,
+          GPUPLAN_N_("before Ampere (compute capability below 8.0): fp16 with loss scaling, no "
+                     "FlashAttention 2") },
+        { GPUPLAN_ALLOW_GEFORCE,
+          GPUPLAN_N_("GeForce in a server or a cloud: NVIDIA's GeForce driver licence forbids "
+                     "datacenter deployment") },
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0] && len >= 0 && (size_t)len < left; i++) {
+        if (!(care & parts[i].bit))
+            continue;
+        w += len;
+        left -= (size_t)len;
+        len = snprintf(w, left, " %s;", GPUPLAN_TR(parts[i].words));
+    }
+    if (care && left > 1 && len >= 0 && (size_t)len < left && w[len - 1] == ';')
+        w[len - 1] = '\0';
+    /* the MI250X is two GCDs, each a device of half the memory, to the OS and the frameworks */
+    if (strcmp(gpu->id, "mi250x") == 0)
+        WARNING(p, "MI250X: the OS and PyTorch see two 64 GB GCDs per card, not one 128 GB device");
+}
+
 /* Does `job` still fit on this layout when `change` is applied? */
 static bool fits_with(const struct search *s,
                       const struct gpuplan_plan *p,
                       void (*change)(struct gpuplan_job *),
-                      uint64_t *total)
+                      struct gpuplan_memory_estimate *m)
 {
     struct gpuplan_job job = p->job;
     change(&job);
-    struct gpuplan_memory_estimate m;
-    gpuplan_memory_eval(&s->mem, &job, p->gpu, &m);
-    *total = m.per_gpu.device_total_bytes;
-    return gpuplan_plan_headroom_ok(s->req, &job, &m);
+    gpuplan_memory_eval(&s->mem, &job, p->gpu, m);
+    return gpuplan_plan_headroom_ok(s->req, &job, m);
+}
+/*
+ * Why an estimate `m` is no plan, in its own numbers: it does not fit (more than
+ * usable), or it fits but leaves less than the --headroom share free.
+ */
+static const char *
+misfit_words(const struct search *s, const struct gpuplan_memory_estimate *m, char *buf, size_t n)
+{
+    const double used = gpuplan_gib_from_bytes(m->per_gpu.device_total_bytes);
+    const double usable = gpuplan_gib_from_bytes(m->gpu_usable_bytes);
+    if (!m->fits)
+        snprintf(buf, n, GPUPLAN_TR("does not fit: %.1f GiB per GPU of %.1f usable"), used, usable);
+    else
+        snprintf(buf, n,
+                 GPUPLAN_TR("leaves less than the %.0f %% headroom: %.1f GiB per GPU of %.1f "
+                            "usable (%.1f %% free)"),
+                 100.0 * s->req->min_headroom_fraction, used, usable,
+                 usable > 0 ? 100.0 * (usable - used) / usable : 0.0);
+    return buf;
 }
 static void no_ckpt(struct gpuplan_job *j)
 {
@@ -121,26 +191,45 @@ static void no_sharding(struct gpuplan_job *j)
 {
     j->sharding = GPUPLAN_SHARDING_DDP;
 }
+static void no_tp(struct gpuplan_job *j)
+{
+    j->tp = 1;
+}
 static void knob_reasons(const struct search *s, struct gpuplan_plan *p)
 {
     const struct gpuplan_job *job = &p->job;
-    const double usable_gib = gpuplan_gib_from_bytes(p->usable_bytes);
-    uint64_t total = 0;
-    if (job->grad_ckpt != GPUPLAN_CKPT_NONE && !fits_with(s, p, no_ckpt, &total))
-        REASON(
-            p,
-            "activation checkpointing (%s) made it fit: without it %.1f GiB per GPU of %.1f usable",
-            gpuplan_grad_ckpt_name(job->grad_ckpt), gpuplan_gib_from_bytes(total), usable_gib);
-    if (job->offload != GPUPLAN_OFFLOAD_NONE && !fits_with(s, p, no_offload, &total))
-        REASON(p, "offload (%s) made it fit: on the GPU the states need %.1f GiB per GPU",
-               gpuplan_offload_name(job->offload), gpuplan_gib_from_bytes(total));
-    if (job->method == GPUPLAN_METHOD_QLORA && !fits_with(s, p, as_lora, &total))
-        REASON(p, "QLoRA's 4-bit base made it fit: 16-bit LoRA needs %.1f GiB per GPU",
-               gpuplan_gib_from_bytes(total));
+    const unsigned long long mb = (unsigned long long)job->micro_batch;
+    struct gpuplan_memory_estimate m;
+    char why[GPUPLAN_PLAN_TEXT_MAX];
+    if (job->grad_ckpt != GPUPLAN_CKPT_NONE && !fits_with(s, p, no_ckpt, &m))
+        REASON(p,
+               "activation checkpointing (%s) made it fit: without it, at micro-batch %llu, it %s",
+               gpuplan_grad_ckpt_name(job->grad_ckpt), mb, misfit_words(s, &m, why, sizeof why));
+    if (job->offload != GPUPLAN_OFFLOAD_NONE && !fits_with(s, p, no_offload, &m))
+        REASON(p, "offload (%s) made it fit: with the states on the GPU it %s",
+               gpuplan_offload_name(job->offload), misfit_words(s, &m, why, sizeof why));
+    if (job->method == GPUPLAN_METHOD_QLORA && !fits_with(s, p, as_lora, &m))
+        REASON(p, "QLoRA's 4-bit base made it fit: 16-bit LoRA on the same GPUs %s",
+               misfit_words(s, &m, why, sizeof why));
     if ((job->sharding >= GPUPLAN_SHARDING_ZERO1) && p->gpus_per_node * p->nodes > 1 &&
-        !fits_with(s, p, no_sharding, &total))
-        REASON(p, "sharding (%s) made it fit: a full replica per GPU (DDP) needs %.1f GiB",
-               gpuplan_sharding_name(job->sharding), gpuplan_gib_from_bytes(total));
+        !fits_with(s, p, no_sharding, &m))
+        REASON(p, "sharding (%s) made it fit: a full replica per GPU (DDP) at micro-batch %llu %s",
+               gpuplan_sharding_name(job->sharding), mb, misfit_words(s, &m, why, sizeof why));
+    if (job->tp > 1) {
+        if (!fits_with(s, p, no_tp, &m))
+            REASON(p,
+                   "tensor parallel %u with sequence parallelism splits weights and activations "
+                   "%u ways: without it the layout %s",
+                   job->tp, job->tp, misfit_words(s, &m, why, sizeof why));
+        else
+            REASON(p,
+                   "tensor parallel %u (inside the server's %s) with sequence parallelism: "
+                   "activations split %u ways",
+                   job->tp, gpuplan_plan_link_words(p->gpu->link), job->tp);
+    }
+    if (job->pp > 1)
+        REASON(p, "%u pipeline stages of %u layers each: the bubble costs time, memory splits",
+               job->pp, s->model->has_arch ? s->model->arch.n_layers / job->pp : 0u);
 }
 static const char *sharding_words(enum gpuplan_sharding s)
 {
@@ -163,34 +252,101 @@ static const char *sharding_words(enum gpuplan_sharding s)
         return "";
     }
 }
-/* Why this many GPUs: does the same job fit on half as many? */
+/* The money a candidate stands for in the run's view, and its word. */
+static double money_of(const struct search *s, const struct candidate *c, const char **unit)
+{
+    const struct layout *l = &s->layouts[c->layout];
+    if (s->view == PLAN_VIEW_RENT) {
+        *unit = GPUPLAN_TR("run");
+        return c->rent_spend;
+    }
+    if (s->req->hours_per_day > 0.0 && s->req->job.tokens) {
+        *unit = GPUPLAN_TR("own");
+        return l->own_usd_per_hour * c->time_key;
+    }
+    *unit = GPUPLAN_TR("capex");
+    return c->capex_key;
+}
+/*
+ * Why this many GPUs, from the plans' own numbers: the best plan the search kept
+ * on half as many of this GPU (then what ranked this one first), or why half
+ * is no plan (does not fit even at micro-batch 1 with full checkpointing, or
+ * leaves less than the headroom, or fits but meets no constraint).
+ */
 static void count_reason(const struct search *s, struct gpuplan_plan *p)
 {
     const uint32_t n = p->gpus_per_node * p->nodes;
     if (n < 2)
         return;
+    const uint32_t half = n / 2;
+    const struct candidate *best = NULL;
+    for (size_t i = 0; i < s->n_layouts; i++) {
+        const struct layout *l = &s->layouts[i];
+        if (s->best[i].valid && l->gpu == p->gpu && l->gpus_per_node * l->nodes == half &&
+            (!best || gpuplan_plan_better(s, &s->best[i], best)))
+            best = &s->best[i];
+    }
+    if (best) {
+        const char *unit = "";
+        const double money = money_of(s, best, &unit);
+        const struct gpuplan_job *j = &p->job;
+        if (best->compromise && !p->compromise)
+            REASON(p,
+                   "%u GPUs, not %u: %u do it only with CPU offload (%.3g h), and offload ranks "
+                   "after plans without",
+                   n, half, half, best->time_key);
+        else if (s->req->job.tokens && isfinite(money))
+            REASON(p,
+                   "%u GPUs, not %u: %u also do it (%.3g h, %s $%.0f) and rank after this "
+                   "(%.3g h) by the objective",
+                   n, half, half, best->time_key, unit, money, p->time_hours);
+        else
+            REASON(p, "%u GPUs, not %u: %u also do it (%.0f tokens/s) and rank after this (%.0f)",
+                   n, half, half, best->tokens_per_s, p->tokens_per_s);
+        (void)j;
+        return;
+    }
+    /* half as many is no layout of this GPU: the platform is sold (or rented) in this size */
+    bool offered = false;
+    for (size_t i = 0; i < s->n_layouts && !offered; i++) {
+        const struct layout *l = &s->layouts[i];
+        offered = l->gpu == p->gpu && l->gpus_per_node * l->nodes == half;
+    }
+    if (!offered) {
+        REASON(p, "%u GPUs: %s comes with %u per server, and %u is no offer here", n,
+               p->server.platform_id[0] ? p->server.platform_id : p->gpu->id, p->gpus_per_node,
+               half);
+        return;
+    }
     struct gpuplan_job job = p->job;
     if (job.nodes > 1)
         job.nodes /= 2;
     else
         job.gpus_per_node /= 2;
-    const uint32_t half = job.gpus_per_node * job.nodes;
     if (half == 1) {
         job.sharding = job.offload == GPUPLAN_OFFLOAD_NONE ? GPUPLAN_SHARDING_NONE : job.sharding;
+        job.tp = job.pp = 1;
     } else if (job.sharding == GPUPLAN_SHARDING_FSDP_HYBRID && job.nodes == 1) {
         job.sharding = GPUPLAN_SHARDING_FSDP;
     }
+    if ((uint64_t)job.tp * job.pp > half || half % (job.tp * job.pp) != 0)
+        job.pp = half / job.tp ? half / job.tp : 1;
+    if ((uint64_t)job.tp * job.pp > half)
+        job.tp = job.pp = 1;
+    /* the lightest memory on half: micro-batch 1, full checkpointing */
+    job.micro_batch = 1;
+    job.grad_ckpt = GPUPLAN_CKPT_FULL;
     struct gpuplan_memory_estimate m;
     gpuplan_memory_eval(&s->mem, &job, p->gpu, &m);
+    char why[GPUPLAN_PLAN_TEXT_MAX];
     if (gpuplan_plan_headroom_ok(s->req, &job, &m))
-        REASON(
-            p,
-            "%u GPUs for throughput: %u would also fit (%.1f GiB per GPU) at about twice the time",
-            n, half, gpuplan_gib_from_bytes(m.per_gpu.device_total_bytes));
+        REASON(p,
+               "%u GPUs, not %u: %u fit at micro-batch 1 with full checkpointing (%.1f GiB per "
+               "GPU) but meet no constraint (deadline, budget, run length, what the server holds)",
+               n, half, half, gpuplan_gib_from_bytes(m.per_gpu.device_total_bytes));
     else
-        REASON(p, "%u GPUs because %u do not fit: %.1f GiB per GPU of %.1f usable", n, half,
-               gpuplan_gib_from_bytes(m.per_gpu.device_total_bytes),
-               gpuplan_gib_from_bytes(m.gpu_usable_bytes));
+        REASON(p, "%u GPUs because on %u (%s, micro-batch 1, full checkpointing) the job %s", n,
+               half, gpuplan_sharding_name(job.sharding), misfit_words(s, &m, why, sizeof why));
 }
 static void
 layout_reasons(const struct search *s, struct gpuplan_plan *p, const struct gpuplan_throughput *t)
@@ -302,6 +458,86 @@ static void dropped_notes(const struct search *s, struct gpuplan_plan_result *ou
     if (s->n_no_rate)
         NOTE(out, "%llu fitting candidates dropped: no cloud rate in the catalog",
              (unsigned long long)s->n_no_rate);
+    if (s->too_long)
+        NOTE(out,
+             "%llu candidates run longer than --max-run-days %.0f (%.0f h) and are not "
+             "recommended: give --deadline-hours to accept a longer run",
+             (unsigned long long)s->too_long, req->max_run_days,
+             req->max_run_days * GPUPLAN_HOURS_PER_DAY);
+}
+
+/* Beyond the standard stack: what was left out, and what allowing it would give. */
+static void care_note(const struct search *s, struct gpuplan_plan_result *out)
+{
+    if (!s->n_care)
+        return;
+    const struct candidate *c = &s->best_care;
+    const uint32_t need = c->care & ~s->allow;
+    char flags[64] = "";
+    const char *names[] = { "fp8", "rocm", "gaudi", "geforce", "legacy" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (need & (1u << i)) {
+            const size_t at = strlen(flags);
+            snprintf(flags + at, sizeof flags - at, "%s%s", at ? "," : "", names[i]);
+        }
+    }
+    if (!c->valid || out->n_top == 0 || !gpuplan_plan_keys_better(s, c, &s->top0)) {
+        NOTE(out,
+             "%llu candidates beyond the standard stack left out (FP8 training, ROCm, Gaudi, "
+             "GeForce in a server, pre-Ampere): --allow to include them",
+             (unsigned long long)s->n_care);
+        return;
+    }
+    const struct layout *l = &s->layouts[c->layout];
+    const double ratio = s->top0.cost_key > 0 ? c->cost_key / s->top0.cost_key : 1.0;
+    if (isfinite(ratio) && s->req->objective == GPUPLAN_OBJECTIVE_COST && ratio < 1.0)
+        NOTE(out,
+             "beyond the standard stack, --allow %s would rank first: %u x %s at %.0f %% less "
+             "cost (%.3g h)",
+             flags, l->gpus_per_node * l->nodes, l->gpu->id, 100.0 * (1.0 - ratio), c->time_key);
+    else
+        NOTE(out, "beyond the standard stack, --allow %s would rank first: %u x %s (%.3g h)", flags,
+             l->gpus_per_node * l->nodes, l->gpu->id, c->time_key);
+}
+
+/*
+ * Nothing meets the constraints: the single changes that would make it feasible,
+ * from the nearest misses (cheapest that meets the deadline, fastest within the
+ * budget) and what was left out.
+ */
+static void feasibility_notes(const struct search *s, struct gpuplan_plan_result *out)
+{
+    const struct gpuplan_plan_request *req = s->req;
+    if (out->n_top > 0 || s->fitting == 0)
+        return;
+    const bool buy = s->view == PLAN_VIEW_BUY;
+    if (s->miss_cheap.valid && req->budget_usd > 0.0) {
+        const struct layout *l = &s->layouts[s->miss_cheap.layout];
+        const double spend = buy ? s->miss_cheap.capex_key : s->miss_cheap.rent_spend;
+        NOTE(out,
+             "change: --budget %.0f (%s) admits the cheapest plan that meets the time: %u x %s",
+             ceil(spend), buy ? GPUPLAN_TR("capex") : GPUPLAN_TR("the cloud run"),
+             l->gpus_per_node * l->nodes, l->gpu->id);
+    }
+    if (s->miss_fast.valid) {
+        const struct layout *l = &s->layouts[s->miss_fast.layout];
+        const double h = ceil(s->miss_fast.time_key);
+        if (req->deadline_hours > 0.0 && req->budget_usd > 0.0)
+            NOTE(out, "change: --deadline-hours %.0f: the fastest plan within the budget, %u x %s",
+                 h, l->gpus_per_node * l->nodes, l->gpu->id);
+        else if (req->deadline_hours > 0.0)
+            NOTE(out, "change: --deadline-hours %.0f: the fastest plan, %u x %s", h,
+                 l->gpus_per_node * l->nodes, l->gpu->id);
+        else
+            NOTE(out,
+                 "change: --max-run-days %.0f (or --deadline-hours %.0f): the fastest plan within "
+                 "the budget, %u x %s, runs %.0f days",
+                 ceil(h / GPUPLAN_HOURS_PER_DAY), h, l->gpus_per_node * l->nodes, l->gpu->id,
+                 h / GPUPLAN_HOURS_PER_DAY);
+    }
+    if (s->n_care && s->best_care.valid)
+        NOTE(out, "%s",
+             GPUPLAN_TR("change: --allow (see above) admits plans beyond the standard stack"));
 }
 
 /* What the cost objective ranked by. */
@@ -310,17 +546,24 @@ static void basis_note(const struct search *s, struct gpuplan_plan_result *out)
     const struct gpuplan_plan_request *req = s->req;
     if (req->objective != GPUPLAN_OBJECTIVE_COST || out->n_top == 0)
         return;
-    const bool own = req->where == GPUPLAN_WHERE_ON_PREM;
-    if (!req->job.tokens)
+    const bool own = req->where == GPUPLAN_WHERE_ON_PREM && req->hours_per_day > 0.0;
+    if (req->where == GPUPLAN_WHERE_ON_PREM && !own)
+        NOTE(out, "%s",
+             GPUPLAN_TR("buying: ranked by capex, the cheapest server that meets the constraints "
+                        "(time shown); --hours-per-day H ranks by the own cost of the run at that "
+                        "use (TCO)"));
+    else if (!req->job.tokens)
         NOTE(out, "%s",
              own ? GPUPLAN_TR("no --tokens, so no run time: ranked by own USD per "
                               "million tokens (TCO defaults as in 'gpuplan tco')")
                  : GPUPLAN_TR("no --tokens, so no run time: ranked by cloud USD per "
                               "million tokens"));
     else if (own)
-        NOTE(out, "on-prem cost is the run's share of owning the servers: depreciation, power, "
-                  "maintenance and colocation per hour of use (TCO defaults as in 'gpuplan tco') "
-                  "x run hours; --objective capex for the cheapest server");
+        NOTE(out,
+             "on-prem cost is the run's share of owning the servers at %.3g h/day of use: "
+             "depreciation, power, maintenance and colocation (TCO as in 'gpuplan tco') per hour "
+             "of use x run hours",
+             req->hours_per_day);
 }
 
 /* Offload ranks after the rest: say when that decided. */
@@ -364,6 +607,8 @@ static void prototype_note(const struct search *s, struct gpuplan_plan_result *o
 void gpuplan_plan_run_notes(const struct search *s, struct gpuplan_plan_result *out)
 {
     dropped_notes(s, out);
+    care_note(s, out);
+    feasibility_notes(s, out);
     basis_note(s, out);
     compromise_note(s, out);
     tradeoff_note(s, out);

@@ -19,6 +19,12 @@
 
 /* Keys within 0.5 % are a tie (the model's error is far larger): the next key decides. */
 #define TIE_FRACTION 0.005
+/* The objective's first key within 5 % is a near tie (issue 14 item 3: the time
+ * model's error is larger): fewer GPUs, fewer servers, the standard stack decide. */
+#define NEAR_TIE_FRACTION 0.05
+/* The two ways to pay: rent (cloud rate) and buy (capex, or the own cost at a stated use). */
+#define PLAN_VIEW_RENT 0
+#define PLAN_VIEW_BUY  1
 /* Feasible candidates kept per Pareto set before the result's GPUPLAN_PLAN_MAX_PARETO. */
 #define PARETO_CAP 256
 
@@ -36,16 +42,24 @@ struct layout {
     const struct gpuplan_cloud_rate *rate; /* borrowed; NULL without a rate */
     bool rate_fallback;                    /* no rate at the asked tier: `rate` is another tier's */
     bool has_own;
-    double own_usd_per_hour; /* all servers, per hour of use (TCO defaults) */
+    double own_usd_per_hour; /* all servers, per hour of use (TCO at --hours-per-day) */
+    uint32_t care;           /* enum gpuplan_plan_allow bits the GPU on this platform needs (rented
+                                unless the request is on-prem) */
 };
 
 /* The knobs of one candidate and its figures (what ranking and Pareto need). */
 struct candidate {
     uint32_t layout;
-    uint8_t method, precision, sharding, offload, ckpt;
+    uint8_t method, precision, sharding, offload, ckpt, tp, pp;
+    uint8_t care; /* enum gpuplan_plan_allow bits this candidate needs, in the run's view */
     uint64_t micro_batch;
     double tokens_per_s, time_key, cost_key, capex_key;
-    bool compromise; /* offload that the user did not fix */
+    double rent_key, own_key; /* USD per million tokens: cloud, own (INFINITY unknown) */
+    double rent_spend;        /* the cloud run, USD (INFINITY unknown) */
+    double comm_share;        /* exposed communication / step time */
+    bool listed;              /* may enter the list (its view's price and budget) */
+    bool buyable;             /* has a purchase price within the budget */
+    bool compromise;          /* offload that the user did not fix */
     bool valid;
 };
 
@@ -71,6 +85,13 @@ struct search {
     uint64_t n_no_price;              /* on-prem: dropped for want of a purchase price */
     struct candidate best_compromise; /* best compromise by the keys alone */
     bool any_plain;                   /* a feasible candidate that is no compromise */
+    int view;                         /* PLAN_VIEW_RENT or PLAN_VIEW_BUY (on-prem) */
+    uint32_t allow;                   /* --allow with what the request implies */
+    struct candidate best_care;       /* the best beyond the standard stack, not allowed */
+    uint64_t n_care;                  /* candidates dropped for that */
+    uint64_t too_long;                /* past --max-run-days (no deadline) */
+    struct candidate miss_cheap;      /* meets the deadline, not the budget: the cheapest */
+    struct candidate miss_fast;       /* within the budget, not the deadline: the fastest */
 };
 
 /* ---- words (plan_explain.c) ---- */
@@ -111,6 +132,21 @@ void gpuplan_plan_job_for(const struct search *s,
 bool gpuplan_plan_headroom_ok(const struct gpuplan_plan_request *req,
                               const struct gpuplan_job *job,
                               const struct gpuplan_memory_estimate *m);
+/* The stack bits a GPU on a platform needs beyond the standard one (GeForce in a server or
+ * a cloud, ROCm, Gaudi). */
+uint32_t gpuplan_plan_layout_care(const struct gpuplan_plan_request *req,
+                                  const struct gpuplan_gpu *gpu,
+                                  const struct gpuplan_platform *platform,
+                                  uint32_t nodes,
+                                  bool rent);
+/* --allow with what the request implies (--vendor amd: rocm; --gpu rtx-4090: geforce; ...). */
+uint32_t gpuplan_plan_implied_allow(const struct gpuplan_plan_request *req,
+                                    const struct gpuplan_catalog *catalog);
+/* `a` ranks before `b` in view PLAN_VIEW_RENT or PLAN_VIEW_BUY (no compromise tier). */
+bool gpuplan_plan_view_better(const struct search *s,
+                              int view,
+                              const struct candidate *a,
+                              const struct candidate *b);
 /* `a` ranks before `b` by the objective's keys alone (no compromise tier). */
 bool gpuplan_plan_keys_better(const struct search *s,
                               const struct candidate *a,
@@ -154,6 +190,8 @@ void gpuplan_plan_server_spec(const struct search *s,
 void gpuplan_plan_explain(const struct search *s,
                           struct gpuplan_plan *p,
                           const struct gpuplan_throughput *t);
+/* Plan `p`'s maturity (needs_care, maturity) from the stack bits `care` it needs (S13). */
+void gpuplan_plan_maturity(const struct search *s, struct gpuplan_plan *p, uint32_t care);
 /* The compatibility warnings of plan `p`'s GPU (CUDA, FlashAttention, FP8, ROCm; S13). */
 void gpuplan_plan_compat_warnings(const struct search *s, struct gpuplan_plan *p);
 /* The run's notes: why plans were dropped, the ranking basis, the trade-off, S14. */

@@ -9,6 +9,7 @@
  */
 #include "gpuplan/plan.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "util/i18n_internal.h"
@@ -18,8 +19,11 @@ static const char *const vendor_names[] = { "nvidia", "amd", "intel", "any", NUL
 static const int vendor_values[] = { GPUPLAN_VENDOR_NVIDIA, GPUPLAN_VENDOR_AMD,
                                      GPUPLAN_VENDOR_INTEL, GPUPLAN_PLAN_ANY_VENDOR };
 
-/* GPUs in all: 8 nodes of 8 is a common cluster slice; 4096 is a large training cluster. */
-#define MAX_GPUS 4096
+/* GPUs in all: what the search supports (plan.h); more is a usage error, never a cap. */
+#define MAX_GPUS GPUPLAN_PLAN_MAX_GPUS
+/* A run past 10 years is no run; hours of use per day at most 24. */
+#define MAX_RUN_DAYS  3650.0
+#define HOURS_PER_DAY 24.0
 /* A deadline past 10^6 hours (114 years) or a budget past 10^12 USD means "none". */
 #define MAX_DEADLINE_HOURS 1e6
 #define MAX_BUDGET_USD     1e12
@@ -61,6 +65,46 @@ static enum gpuplan_status set_gpu_ids(void *dest,
     return GPUPLAN_OK;
 }
 
+/* --allow fp8,rocm,gaudi,geforce (or all): what a plan may assume beyond the standard stack. */
+static const struct {
+    const char *name;
+    uint32_t bit;
+} allow_names[] = {
+    { "fp8", GPUPLAN_ALLOW_FP8 },       { "rocm", GPUPLAN_ALLOW_ROCM },
+    { "gaudi", GPUPLAN_ALLOW_GAUDI },   { "geforce", GPUPLAN_ALLOW_GEFORCE },
+    { "legacy", GPUPLAN_ALLOW_LEGACY }, { "all", GPUPLAN_ALLOW_ALL },
+};
+static enum gpuplan_status set_allow(void *dest,
+                                     const struct gpuplan_option *opt,
+                                     const char *value,
+                                     struct gpuplan_error *err)
+{
+    (void)opt;
+    struct gpuplan_plan_request *req = dest;
+    uint32_t bits = 0;
+    for (const char *p = value; *p;) {
+        const size_t n = strcspn(p, ",");
+        bool known = false;
+        for (size_t i = 0; i < sizeof allow_names / sizeof allow_names[0]; i++) {
+            if (n == strlen(allow_names[i].name) && strncmp(p, allow_names[i].name, n) == 0) {
+                bits |= allow_names[i].bit;
+                known = true;
+            }
+        }
+        if (!known) {
+            gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'--allow' is '%.64s'; unknown '%.*s'",
+                              value, (int)(n < 32 ? n : 32), p);
+            gpuplan_error_hint(err, "want a list of fp8, rocm, gaudi, geforce, legacy, or all");
+            return GPUPLAN_ERR_USAGE;
+        }
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    req->allow = bits;
+    return GPUPLAN_OK;
+}
+
 #define REQ(field) GPUPLAN_OPTION_AT(struct gpuplan_plan_request, field)
 #define NO_SET     .set_offset = GPUPLAN_OPTION_NO_SET
 
@@ -79,12 +123,42 @@ const struct gpuplan_option gpuplan_plan_options[] = {
       .kind = GPUPLAN_OPTION_REAL,
       .field = GPUPLAN_FIELD_DOUBLE,
       REQ(budget_usd),
-      NO_SET,
+      .set_offset = offsetof(struct gpuplan_plan_request, budget_given),
       .arg = "USD",
       .help = GPUPLAN_N_("cloud cost of the run (on-prem: capex) at most USD"),
       .default_doc = GPUPLAN_N_("none"),
       .real_min = 0.0,
       .real_max = MAX_BUDGET_USD },
+    { .name = "max-run-days",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      REQ(max_run_days),
+      NO_SET,
+      .arg = "D",
+      .help = GPUPLAN_N_("without --deadline-hours, do not recommend runs longer than D days"),
+      .default_value = "30",
+      .real_min = 0.0,
+      .real_max = MAX_RUN_DAYS },
+    { .name = "hours-per-day",
+      .kind = GPUPLAN_OPTION_REAL,
+      .field = GPUPLAN_FIELD_DOUBLE,
+      REQ(hours_per_day),
+      NO_SET,
+      .arg = "H",
+      .help = GPUPLAN_N_("on-prem: the servers are used H hours a day (ranks by own cost, the TCO "
+                         "share of a run)"),
+      .default_doc = GPUPLAN_N_("none: rank by capex"),
+      .real_min = 0.0,
+      .real_max = HOURS_PER_DAY },
+    { .name = "allow",
+      .kind = GPUPLAN_OPTION_TEXT,
+      .field = GPUPLAN_FIELD_NONE,
+      NO_SET,
+      .arg = "WHAT,...",
+      .help = GPUPLAN_N_("beyond the standard CUDA stack: fp8 (training), rocm, gaudi, geforce "
+                         "(in a server or cloud), legacy (below compute capability 8.0), all"),
+      .default_doc = GPUPLAN_N_("none: standard stack only"),
+      .parse = set_allow },
     { .name = "on-prem",
       .kind = GPUPLAN_OPTION_FLAG,
       .field = GPUPLAN_FIELD_INT,
@@ -97,7 +171,8 @@ const struct gpuplan_option gpuplan_plan_options[] = {
       .field = GPUPLAN_FIELD_INT,
       REQ(where),
       NO_SET,
-      .help = GPUPLAN_N_("rent: any 1/2/4/8-GPU slice with a catalog cloud rate"),
+      .help = GPUPLAN_N_("rent: any 1/2/4/8-GPU slice (a superchip tray whole) with a catalog "
+                         "cloud rate"),
       .flag_value = GPUPLAN_WHERE_CLOUD },
     { .name = "max-gpus",
       .kind = GPUPLAN_OPTION_COUNT,
@@ -131,7 +206,8 @@ const struct gpuplan_option gpuplan_plan_options[] = {
       .field = GPUPLAN_FIELD_INT,
       REQ(objective),
       NO_SET,
-      .help = GPUPLAN_N_("what to minimise (cost: the cloud run; on-prem: its share of owning)"),
+      .help = GPUPLAN_N_("what to minimise (cost: the cloud run; on-prem: the capex, or with "
+                         "--hours-per-day the own cost of the run)"),
       .default_value = "cost",
       .choices = objective_names },
     { .name = "top",

@@ -45,12 +45,74 @@
 #define NETWORK_BOUND_SHARE 0.8
 /* Slices a cloud rents of a server (1, 2, 4 or 8 GPUs: AWS p5, GCP a3, Azure ND). */
 static const uint32_t gpu_counts_cloud[] = { 1, 2, 4, 8 };
-/* Servers tried: powers of two up to 16 (128 GPUs on 8-GPU boards). */
-static const uint32_t node_counts[] = { 1, 2, 4, 8, 16 };
+/* Servers tried: powers of two up to 256 (1,024 GPUs on 8-GPU boards, 4-GPU trays); the
+ * request's --max-gpus (at most 1,024, plan_request.c) bounds them. */
+static const uint32_t node_counts[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256 };
+/* Tensor-parallel degrees tried (inside one server's NVLink domain, Megatron-LM's rule:
+ * TP's per-layer all-reduces need the fast fabric) and pipeline stages (across servers
+ * or inside one). */
+static const uint32_t tp_degrees[] = { 1, 2, 4, 8 };
+static const uint32_t pp_degrees[] = { 1, 2, 4, 8, 16 };
+/* The exposed-communication share of a data-parallel plan above which TP/PP are tried
+ * (the quarter plan_explain.c's warnings use, COMM_SHARE_WORTH_NOTING). */
+#define COMM_SHARE_MP 0.25
 /* Micro-batches tried: powers of two up to 16 sequences. */
 static const uint64_t micro_batches[] = { 1, 2, 4, 8, 16 };
+/* GPUs per superchip compute tray (GB200/GB300: 2 Grace + 4 Blackwell per tray, 18 trays
+ * per NVL72 rack; NVIDIA GB200 NVL72 product page). */
+#define SUPERCHIP_TRAY_GPUS 4u
 /* A platform's GPU counts the layouts read (the catalog allows at most this many). */
 #define MAX_SOLD_COUNTS 8
+
+/* ---- maturity (seed S13) ---- */
+
+static bool is_geforce(const struct gpuplan_gpu *gpu)
+{
+    return strstr(gpu->name, "GeForce") != NULL;
+}
+uint32_t gpuplan_plan_layout_care(const struct gpuplan_plan_request *req,
+                                  const struct gpuplan_gpu *gpu,
+                                  const struct gpuplan_platform *platform,
+                                  uint32_t nodes,
+                                  bool rent)
+{
+    (void)req;
+    uint32_t care = 0;
+    if (gpu->vendor == GPUPLAN_VENDOR_AMD)
+        care |= GPUPLAN_ALLOW_ROCM;
+    if (gpu->vendor == GPUPLAN_VENDOR_INTEL)
+        care |= GPUPLAN_ALLOW_GAUDI;
+    /* GeForce under a desk is the standard stack; in a rack server, a rented slice or a
+     * cluster of workstations it is a datacenter deployment, which NVIDIA's GeForce driver
+     * licence forbids */
+    if (is_geforce(gpu) &&
+        (rent || nodes > 1 || !platform || strcmp(platform->form_factor, "workstation") != 0))
+        care |= GPUPLAN_ALLOW_GEFORCE;
+    /* before Ampere (CC < 8.0: V100, T4): no bf16 (fp16 with loss scaling) and no
+     * FlashAttention 2 (it needs CC 8.0+): not the bf16 stack of seed S13 */
+    if (gpu->vendor == GPUPLAN_VENDOR_NVIDIA && gpu->cc_major > 0 && gpu->cc_major < 8)
+        care |= GPUPLAN_ALLOW_LEGACY;
+    return care;
+}
+uint32_t gpuplan_plan_implied_allow(const struct gpuplan_plan_request *req,
+                                    const struct gpuplan_catalog *catalog)
+{
+    uint32_t allow = req->allow;
+    if (req->vendor == GPUPLAN_VENDOR_AMD)
+        allow |= GPUPLAN_ALLOW_ROCM;
+    if (req->vendor == GPUPLAN_VENDOR_INTEL)
+        allow |= GPUPLAN_ALLOW_GAUDI;
+    if (req->precision_fixed && req->job.precision == GPUPLAN_PRECISION_FP8_MIXED)
+        allow |= GPUPLAN_ALLOW_FP8;
+    for (size_t i = 0; i < req->n_gpu_ids && i < GPUPLAN_PLAN_MAX_GPU_IDS; i++) {
+        const struct gpuplan_gpu *gpu;
+        if (gpuplan_catalog_get_gpu(catalog, req->gpu_ids[i], &gpu, NULL) != GPUPLAN_OK)
+            continue;
+        /* naming a GPU asks for its stack */
+        allow |= gpuplan_plan_layout_care(req, gpu, NULL, 1, true);
+    }
+    return allow;
+}
 
 /* ---- layouts ---- */
 
@@ -82,11 +144,13 @@ static bool platform_sells(const struct gpuplan_platform *platform, uint32_t cou
  * docs/tco.md: 3-year straight-line depreciation, GPUs at 80 % of TDP + platform
  * power times PUE 1.4 at $0.12/kWh, idle power the rest of the day, 10 %/year
  * maintenance, colocation per kW), i.e. monthly own cost / (hours used per day x
- * days per month). A run of H hours is charged H times this: its share of owning
- * the servers at the assumed use of 8 h/day.
+ * days per month), with the hours per day the user states (--hours-per-day; no own
+ * cost without it). A run of H hours is charged H times this: its share of owning.
  */
-static void
-layout_prices(struct layout *l, const struct gpuplan_catalog *catalog, enum gpuplan_cloud_tier tier)
+static void layout_prices(struct layout *l,
+                          const struct gpuplan_catalog *catalog,
+                          enum gpuplan_cloud_tier tier,
+                          double hours_per_day)
 {
     const uint32_t n = l->gpus_per_node * l->nodes;
     struct gpuplan_rate_choice choice;
@@ -105,6 +169,10 @@ layout_prices(struct layout *l, const struct gpuplan_catalog *catalog, enum gpup
     gpuplan_capex_compute(&in, &l->capex);
     l->capex_usd = l->capex.total_usd;
     l->has_capex = true;
+    /* The own cost per hour of use needs the use: only when the user states it. */
+    if (!(hours_per_day > 0.0) ||
+        gpuplan_cost_inputs_set(&in, GPUPLAN_COST_HOURS_PER_DAY, hours_per_day, NULL) != GPUPLAN_OK)
+        return;
     /* The cloud rate only enters the break-even figures, not the own cost; the TCO model
      * insists on one, so a GPU without a catalog rate gets a placeholder here. */
     if (!(in.v[GPUPLAN_COST_CLOUD_PRICE].value > 0.0) &&
@@ -113,7 +181,7 @@ layout_prices(struct layout *l, const struct gpuplan_catalog *catalog, enum gpup
     struct gpuplan_tco tco;
     if (gpuplan_tco_compute(&in, &tco, NULL) != GPUPLAN_OK)
         return;
-    const double hours_per_month = in.v[GPUPLAN_COST_HOURS_PER_DAY].value * GPUPLAN_DAYS_PER_MONTH;
+    const double hours_per_month = hours_per_day * GPUPLAN_DAYS_PER_MONTH;
     if (hours_per_month > 0.0) {
         l->own_usd_per_hour = tco.monthly_own_usd / hours_per_month;
         l->has_own = isfinite(l->own_usd_per_hour) && l->own_usd_per_hour > 0.0;
@@ -128,6 +196,15 @@ static size_t layout_counts(const struct gpuplan_plan_request *req,
     if (req->where == GPUPLAN_WHERE_ON_PREM) {
         for (size_t i = 0; platform && i < platform->n_gpu_counts && i < 8; i++)
             counts[n++] = platform->gpu_counts[i];
+        return n;
+    }
+    /* A superchip rack (GB200/GB300 NVL72) is rented by whole 4-GPU compute trays (Azure
+     * ND GB200 v6: 4 GPUs per VM) inside its NVLink domain, or whole racks; never one or
+     * two GPUs of a tray. */
+    if (platform && strcmp(platform->form_factor, "superchip") == 0) {
+        for (uint32_t k = SUPERCHIP_TRAY_GPUS; k < max && n < MAX_SOLD_COUNTS - 1; k *= 2)
+            counts[n++] = k;
+        counts[n++] = max;
         return n;
     }
     for (size_t i = 0; i < sizeof gpu_counts_cloud / sizeof gpu_counts_cloud[0]; i++) {
@@ -162,6 +239,9 @@ enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
                     const uint32_t max = platform ? platform->max_gpus : 8;
                     if (nodes > 1 && counts[c] != max)
                         continue; /* fill a server before adding another */
+                    /* workstations are not clustered: a tower under a desk, not a node */
+                    if (nodes > 1 && platform && strcmp(platform->form_factor, "workstation") == 0)
+                        continue;
                     if ((uint64_t)counts[c] * nodes > req->max_gpus || s->n_layouts + 1 >= cap)
                         continue;
                     struct layout *l = &s->layouts[s->n_layouts++];
@@ -169,7 +249,10 @@ enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
                     l->platform = platform;
                     l->gpus_per_node = counts[c];
                     l->nodes = nodes;
-                    layout_prices(l, catalog, (enum gpuplan_cloud_tier)req->job.cloud_tier);
+                    layout_prices(l, catalog, (enum gpuplan_cloud_tier)req->job.cloud_tier,
+                                  req->hours_per_day);
+                    l->care = gpuplan_plan_layout_care(req, gpu, platform, nodes,
+                                                       req->where != GPUPLAN_WHERE_ON_PREM);
                 }
             }
         }
@@ -287,8 +370,8 @@ void gpuplan_plan_job_for(const struct search *s,
     job->grad_ckpt = (enum gpuplan_grad_ckpt)c->ckpt;
     job->grad_ckpt_set = true;
     job->micro_batch = c->micro_batch;
-    job->tp = 1;
-    job->pp = 1;
+    job->tp = c->tp ? c->tp : 1;
+    job->pp = c->pp ? c->pp : 1;
 }
 bool gpuplan_plan_headroom_ok(const struct gpuplan_plan_request *req,
                               const struct gpuplan_job *job,
@@ -322,28 +405,40 @@ static void pareto_add(struct candidate *set, size_t *n_set, const struct candid
     if (*n_set < PARETO_CAP)
         set[(*n_set)++] = *c;
 }
-/* Lexicographic keys by objective; smaller is gpuplan_plan_better. */
-static void keys(const struct search *s, const struct candidate *c, double k[3])
+/*
+ * Lexicographic keys by objective and view; smaller is better. The first key is
+ * the objective's figure; within NEAR_TIE_FRACTION of each other the plans are a
+ * near tie (the time model's error is larger), and fewer GPUs, fewer servers and
+ * the standard stack decide before the rest (issue 14 item 3: simpler to buy, to
+ * rent and to run; seed S14).
+ */
+#define N_KEYS 5
+static void keys(const struct search *s, const struct candidate *c, int view, double k[N_KEYS])
 {
     const struct layout *l = &s->layouts[c->layout];
     const double n = (double)l->gpus_per_node * l->nodes;
+    const double nodes = (double)l->nodes, care = c->care ? 1.0 : 0.0;
+    /* the money the objective means: rent, the capex, or the own cost at the stated use */
+    const double money = view == PLAN_VIEW_RENT                                 ? c->rent_key
+                         : s->req->hours_per_day > 0.0 && c->own_key < INFINITY ? c->own_key
+                                                                                : c->capex_key;
     switch (s->req->objective) {
     case GPUPLAN_OBJECTIVE_TIME:
-        k[0] = c->time_key, k[1] = c->cost_key, k[2] = n;
+        k[0] = c->time_key, k[1] = n, k[2] = nodes, k[3] = care, k[4] = money;
         break;
     case GPUPLAN_OBJECTIVE_GPUS:
-        k[0] = n, k[1] = c->cost_key, k[2] = c->time_key;
+        k[0] = n, k[1] = money, k[2] = nodes, k[3] = care, k[4] = c->time_key;
         break;
     case GPUPLAN_OBJECTIVE_CAPEX:
-        k[0] = c->capex_key, k[1] = c->time_key, k[2] = n;
+        k[0] = c->capex_key, k[1] = n, k[2] = nodes, k[3] = care, k[4] = c->time_key;
         break;
-    default: /* equal cost: fewer GPUs first (simpler to get and run; seed S14) */
-        k[0] = c->cost_key, k[1] = n, k[2] = c->time_key;
+    default:
+        k[0] = money, k[1] = n, k[2] = nodes, k[3] = care, k[4] = c->time_key;
         break;
     }
 }
-/* By the objective's keys alone (no compromise tier). */
-bool gpuplan_plan_keys_better(const struct search *s,
+bool gpuplan_plan_view_better(const struct search *s,
+                              int view,
                               const struct candidate *a,
                               const struct candidate *b)
 {
@@ -351,16 +446,24 @@ bool gpuplan_plan_keys_better(const struct search *s,
         return a->valid;
     if (!a->valid)
         return false;
-    double ka[3], kb[3];
-    keys(s, a, ka);
-    keys(s, b, kb);
-    /* Keys within 0.5 % are a tie (model error is far larger): go to the next key. */
-    for (int i = 0; i < 3; i++) {
+    double ka[N_KEYS], kb[N_KEYS];
+    keys(s, a, view, ka);
+    keys(s, b, view, kb);
+    for (int i = 0; i < N_KEYS; i++) {
+        /* the first key: a near tie goes to the next; the others within 0.5 % */
+        const double tie = i == 0 ? NEAR_TIE_FRACTION : TIE_FRACTION;
         const double scale = fmax(fabs(ka[i]), fabs(kb[i]));
-        if (isfinite(scale) ? fabs(ka[i] - kb[i]) > TIE_FRACTION * scale : ka[i] != kb[i])
+        if (isfinite(scale) ? fabs(ka[i] - kb[i]) > tie * scale : ka[i] != kb[i])
             return ka[i] < kb[i];
     }
     return a->layout < b->layout;
+}
+/* By the objective's keys alone (no compromise tier), in the run's own view. */
+bool gpuplan_plan_keys_better(const struct search *s,
+                              const struct candidate *a,
+                              const struct candidate *b)
+{
+    return gpuplan_plan_view_better(s, s->view, a, b);
 }
 bool gpuplan_plan_better(const struct search *s,
                          const struct candidate *a,
@@ -371,8 +474,8 @@ bool gpuplan_plan_better(const struct search *s,
      * (e.g. a cluster of small GPUs on Ethernet) is not slow: then the objective decides. */
     if (a->valid && b->valid && a->compromise != b->compromise) {
         const struct candidate *plain = a->compromise ? b : a, *comp = a->compromise ? a : b;
-        double kp[3];
-        keys(s, plain, kp);
+        double kp[N_KEYS];
+        keys(s, plain, s->view, kp);
         if (isfinite(kp[0]) && plain->time_key <= comp->time_key)
             return plain == a;
     }
@@ -417,10 +520,9 @@ static bool server_holds(struct search *s,
 }
 
 /*
- * The candidate's time (tokens_per_s, time_key) and the constraints on it:
- * a layout the time model takes (e.g. tp dividing the heads), not mostly
- * waiting on the network across servers (NETWORK_BOUND_SHARE), the
- * deadline.
+ * The candidate's time (tokens_per_s, time_key): a layout the time model takes
+ * (e.g. tp dividing the heads), not mostly waiting on the network across
+ * servers (NETWORK_BOUND_SHARE). The deadline is within_time's.
  */
 static bool time_ok(struct search *s,
                     const struct layout *l,
@@ -428,7 +530,6 @@ static bool time_ok(struct search *s,
                     struct candidate *c,
                     struct gpuplan_throughput *t)
 {
-    const struct gpuplan_plan_request *req = s->req;
     struct gpuplan_throughput_system sys;
     gpuplan_throughput_system_init(&sys);
     sys.gpu = l->gpu;
@@ -445,50 +546,50 @@ static bool time_ok(struct search *s,
         return false;
     }
     c->time_key = t->has_train_time ? t->train_hours : 1.0 / c->tokens_per_s;
-    return !(req->deadline_hours > 0.0 && t->has_train_time &&
-             t->train_hours > req->deadline_hours);
+    c->comm_share = t->step_time_s > 0.0 ? t->comm_s / t->step_time_s : 0.0;
+    return true;
+}
+
+/* The deadline, or without one the --max-run-days bound (0: none). */
+static bool within_time(const struct search *s, const struct gpuplan_throughput *t)
+{
+    const struct gpuplan_plan_request *req = s->req;
+    if (!t->has_train_time)
+        return true;
+    if (req->deadline_hours > 0.0)
+        return t->train_hours <= req->deadline_hours;
+    return !(req->max_run_days > 0.0) ||
+           t->train_hours <= req->max_run_days * GPUPLAN_HOURS_PER_DAY;
 }
 
 /*
- * The candidate's prices (cost_key, capex_key) and the constraints on them:
- * a cloud rate to rent, a purchase price to buy, the budget. The cost key
- * is what the cost objective ranks: per million tokens
- * (gpuplan_cost_usd_per_mtok), which ranks as the run's cost does (the
- * same tokens for every candidate); on-prem, the own cost (TCO share)
- * instead of the cloud's.
+ * The candidate's prices: rent_key (cloud USD per million tokens,
+ * gpuplan_cost_usd_per_mtok, which ranks as the run's cost does: the same
+ * tokens for every candidate), own_key (the TCO share at --hours-per-day),
+ * capex_key, and what the budget caps (spend: the cloud run, or on-prem the
+ * capex). cost_key is the run's own view of money (rent, or buying).
  */
-static bool priced(struct search *s,
+static void priced(const struct search *s,
                    const struct layout *l,
-                   const struct gpuplan_job *job,
                    const struct gpuplan_throughput *t,
                    struct candidate *c)
 {
-    (void)job;
-    const struct gpuplan_plan_request *req = s->req;
-    const bool on_prem = req->where == GPUPLAN_WHERE_ON_PREM;
-    if (req->where == GPUPLAN_WHERE_CLOUD && !l->has_rate) {
-        s->n_no_rate++;
-        return false;
-    }
-    if (on_prem && !l->has_capex) {
-        s->n_no_price++;
-        return false;
-    }
     c->capex_key = l->has_capex ? l->capex_usd : INFINITY;
     /* A rate from another tier than the one asked (rate_fallback) is shown, never ranked
-     * first by cost: its cost key is infinite. */
-    const bool has_price = on_prem ? l->has_own : l->has_rate && !l->rate_fallback;
-    const double usd_per_hour = on_prem ? l->own_usd_per_hour : l->usd_per_hour;
-    c->cost_key = has_price ? gpuplan_cost_usd_per_mtok(usd_per_hour, c->tokens_per_s) : INFINITY;
-    if (!(req->budget_usd > 0.0))
-        return true;
-    double spend = INFINITY;
-    if (on_prem)
-        spend = c->capex_key;
-    else if (l->has_rate && t->has_train_time)
-        spend = gpuplan_cost_cloud_run_usd(t->train_hours, l->gpus_per_node * l->nodes,
-                                           l->usd_per_gpu_hour);
-    return spend <= req->budget_usd;
+     * first by cost: its rent key is infinite. */
+    c->rent_key = l->has_rate && !l->rate_fallback
+                      ? gpuplan_cost_usd_per_mtok(l->usd_per_hour, c->tokens_per_s)
+                      : INFINITY;
+    c->own_key =
+        l->has_own ? gpuplan_cost_usd_per_mtok(l->own_usd_per_hour, c->tokens_per_s) : INFINITY;
+    c->rent_spend = l->has_rate && t->has_train_time
+                        ? gpuplan_cost_cloud_run_usd(t->train_hours, l->gpus_per_node * l->nodes,
+                                                     l->usd_per_gpu_hour)
+                        : INFINITY;
+    if (s->view == PLAN_VIEW_BUY)
+        c->cost_key = s->req->hours_per_day > 0.0 ? c->own_key : c->capex_key;
+    else
+        c->cost_key = c->rent_key;
 }
 
 /* A feasible candidate: the best of its layout, of one GPU, and the Pareto sets. */
@@ -512,9 +613,36 @@ record(struct search *s, const struct layout *l, const struct gpuplan_job *job, 
         pareto_add(s->pareto[1], &s->n_pareto[1], c);
 }
 
+/* The budget's measure of `c` in the run's view (capex buying, the cloud run renting). */
+static double spend_of(const struct search *s, const struct candidate *c)
+{
+    return s->view == PLAN_VIEW_BUY ? c->capex_key : c->rent_spend;
+}
+
+/*
+ * A candidate that fits and the server holds but misses the deadline or the
+ * budget: the nearest misses (cheapest that meets the deadline, fastest within
+ * the budget) the run shows when nothing is feasible.
+ */
+static void track_miss(struct search *s, const struct candidate *c, bool in_time, bool in_budget)
+{
+    if (c->care & ~s->allow)
+        return;
+    if (in_time && !in_budget && isfinite(spend_of(s, c)) &&
+        (!s->miss_cheap.valid || spend_of(s, c) < spend_of(s, &s->miss_cheap))) {
+        s->miss_cheap = *c;
+        s->miss_cheap.valid = true;
+    }
+    if (in_budget && !in_time && (!s->miss_fast.valid || c->time_key < s->miss_fast.time_key)) {
+        s->miss_fast = *c;
+        s->miss_fast.valid = true;
+    }
+}
+
 /* One candidate: memory first (cheap, prunes), then the server, time, prices. */
 static enum candidate_outcome evaluate(struct search *s, struct candidate *c)
 {
+    const struct gpuplan_plan_request *req = s->req;
     const struct layout *l = &s->layouts[c->layout];
     struct gpuplan_job job;
     gpuplan_plan_job_for(s, l, c, &job);
@@ -525,10 +653,84 @@ static enum candidate_outcome evaluate(struct search *s, struct candidate *c)
         return CANDIDATE_MISFIT;
     s->fitting++;
     struct gpuplan_throughput t;
-    if (!server_holds(s, l, &job, &m) || !time_ok(s, l, &job, c, &t) || !priced(s, l, &job, &t, c))
+    if (!server_holds(s, l, &job, &m) || !time_ok(s, l, &job, c, &t))
         return CANDIDATE_REJECTED;
+    priced(s, l, &t, c);
+    c->care = (uint8_t)(l->care |
+                        (job.precision == GPUPLAN_PRECISION_FP8_MIXED ? GPUPLAN_ALLOW_FP8 : 0u));
+    const bool budget = req->budget_usd > 0.0;
+    /* rent: a rate (under --cloud, or any budget) within the budget; buy: a price within it */
+    const bool rent_ok = l->has_rate ? !budget || c->rent_spend <= req->budget_usd
+                                     : req->where == GPUPLAN_WHERE_ANY && !budget;
+    c->buyable = l->has_capex && (!budget || c->capex_key <= req->budget_usd);
+    c->listed = req->where == GPUPLAN_WHERE_ON_PREM ? c->buyable : rent_ok;
+    const bool in_time = within_time(s, &t);
+    const bool in_budget = !budget || spend_of(s, c) <= req->budget_usd;
+    /* a near miss must be a plan the user could take: priced as the request pays */
+    const bool available = req->where == GPUPLAN_WHERE_CLOUD     ? l->has_rate
+                           : req->where == GPUPLAN_WHERE_ON_PREM ? l->has_capex
+                                                                 : l->has_rate || l->has_capex;
+    if (available)
+        track_miss(s, c, in_time, in_budget);
+    if (!in_time) {
+        if (!(req->deadline_hours > 0.0))
+            s->too_long++;
+        return CANDIDATE_REJECTED;
+    }
+    if (req->where == GPUPLAN_WHERE_CLOUD && !l->has_rate) {
+        s->n_no_rate++;
+        return CANDIDATE_REJECTED;
+    }
+    if (req->where == GPUPLAN_WHERE_ON_PREM && !l->has_capex) {
+        s->n_no_price++;
+        return CANDIDATE_REJECTED;
+    }
+    if (!c->listed)
+        return CANDIDATE_REJECTED;
+    /* beyond the standard stack and not allowed: out (the best such plan is a note); where
+     * any, the list rents (a rented GeForce is a datacenter deployment) and the best buy is
+     * the on-prem search's (plan.c), where a GeForce workstation is standard */
+    if (c->care & ~s->allow) {
+        c->valid = true;
+        if (gpuplan_plan_better(s, c, &s->best_care))
+            s->best_care = *c;
+        c->valid = false;
+        s->n_care++;
+        return CANDIDATE_REJECTED;
+    }
     record(s, l, &job, c);
     return CANDIDATE_FEASIBLE;
+}
+
+/*
+ * Model-parallel shapes (tp, pp) of a layout: tp inside one server's
+ * NVLink/Infinity Fabric domain (a GPU-to-GPU fabric, at most the domain's
+ * size), pp stages over the rest, tp x pp dividing the GPUs, tp dividing
+ * the attention heads and pp at most the layers. (1, 1) always.
+ */
+static size_t mp_shapes(const struct search *s, const struct layout *l, uint32_t (*out)[2])
+{
+    const uint32_t n = l->gpus_per_node * l->nodes;
+    const struct gpuplan_arch *a = s->model->has_arch ? &s->model->arch : NULL;
+    const uint32_t domain =
+        l->gpu->max_gpus_per_link_domain ? l->gpu->max_gpus_per_link_domain : l->gpus_per_node;
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof tp_degrees / sizeof tp_degrees[0]; i++) {
+        const uint32_t tp = tp_degrees[i];
+        if (tp > 1 &&
+            (tp > l->gpus_per_node || tp > domain || !gpuplan_plan_has_fabric(l->gpu->link) ||
+             (a && a->n_heads && a->n_heads % tp != 0)))
+            continue;
+        for (size_t j = 0; j < sizeof pp_degrees / sizeof pp_degrees[0]; j++) {
+            const uint32_t pp = pp_degrees[j];
+            if ((uint64_t)tp * pp > n || n % (tp * pp) != 0 || (a && pp > 1 && pp > a->n_layers))
+                continue;
+            out[k][0] = tp;
+            out[k][1] = pp;
+            k++;
+        }
+    }
+    return k;
 }
 
 static void search_training(struct search *s, uint32_t li)
@@ -541,37 +743,67 @@ static void search_training(struct search *s, uint32_t li)
     const size_t n_pairs = shard_pairs(req, l->gpus_per_node * l->nodes, l->nodes, pairs);
     enum gpuplan_grad_ckpt cks[3];
     const size_t n_ckpts = ckpts(req, cks);
+    uint32_t shapes[sizeof tp_degrees / sizeof tp_degrees[0] * sizeof pp_degrees /
+                    sizeof pp_degrees[0]][2];
+    const size_t n_shapes = mp_shapes(s, l, shapes);
     /* global batch cap (GLOBAL_BATCH_MAX_TOKENS, MIN_OPTIMIZER_STEPS) in micro-batches */
     double cap_tokens = GLOBAL_BATCH_MAX_TOKENS;
     if (req->job.tokens > 0 && (double)req->job.tokens / MIN_OPTIMIZER_STEPS < cap_tokens)
         cap_tokens = (double)req->job.tokens / MIN_OPTIMIZER_STEPS;
-    const double seqs_per_mb = (double)l->gpus_per_node * l->nodes * (double)req->job.grad_accum *
-                               (double)req->job.seq_len;
-    const uint64_t mb_cap = seqs_per_mb > 0.0 && cap_tokens / seqs_per_mb >= 1.0
-                                ? (uint64_t)(cap_tokens / seqs_per_mb)
-                                : 1;
-    for (size_t mi = 0; mi < n_methods; mi++) {
-        enum gpuplan_precision ps[3];
-        const size_t n_prec = precisions(req, l->gpu, ms[mi], ps);
-        for (size_t pi = 0; pi < n_prec; pi++) {
-            for (size_t si = 0; si < n_pairs; si++) {
-                for (size_t ci = 0; ci < n_ckpts; ci++) {
-                    const size_t n_mb =
-                        req->micro_batch_fixed ? 1 : sizeof micro_batches / sizeof micro_batches[0];
-                    for (size_t bi = 0; bi < n_mb; bi++) {
-                        if (!req->micro_batch_fixed && micro_batches[bi] > mb_cap)
-                            break; /* global batch beyond the cap */
-                        struct candidate c = { 0 };
-                        c.layout = li;
-                        c.method = (uint8_t)ms[mi];
-                        c.precision = (uint8_t)ps[pi];
-                        c.sharding = (uint8_t)pairs[si].sharding;
-                        c.offload = (uint8_t)pairs[si].offload;
-                        c.ckpt = (uint8_t)cks[ci];
-                        c.micro_batch =
-                            req->micro_batch_fixed ? req->job.micro_batch : micro_batches[bi];
-                        if (evaluate(s, &c) == CANDIDATE_MISFIT)
-                            break; /* a larger micro-batch only needs more memory */
+    for (size_t hi = 0; hi < n_shapes; hi++) {
+        const uint32_t tp = shapes[hi][0], pp = shapes[hi][1];
+        const bool mp = tp * pp > 1;
+        /* Model parallelism buys memory (a fit, no offload, less recompute) or cuts
+         * data-parallel traffic: tried only when data parallelism alone left the layout
+         * without a plan, with offload, with activation checkpointing, or with more than a
+         * quarter of the step in exposed communication (COMM_SHARE_MP). */
+        const struct candidate *dp = &s->best[li];
+        if (mp && dp->valid && !dp->compromise && dp->ckpt == GPUPLAN_CKPT_NONE &&
+            dp->comm_share <= COMM_SHARE_MP)
+            break;
+        /* data-parallel ranks carry the global batch */
+        const double seqs_per_mb = (double)l->gpus_per_node * l->nodes / (tp * pp) *
+                                   (double)req->job.grad_accum * (double)req->job.seq_len;
+        const uint64_t mb_cap = seqs_per_mb > 0.0 && cap_tokens / seqs_per_mb >= 1.0
+                                    ? (uint64_t)(cap_tokens / seqs_per_mb)
+                                    : 1;
+        for (size_t mi = 0; mi < n_methods; mi++) {
+            /* TP/PP (Megatron-style, with sequence parallelism) for full and LoRA fine-tunes;
+             * QLoRA's stacks (PEFT + bitsandbytes) run data parallel */
+            if (mp && ms[mi] == GPUPLAN_METHOD_QLORA)
+                continue;
+            enum gpuplan_precision ps[3];
+            const size_t n_prec = precisions(req, l->gpu, ms[mi], ps);
+            for (size_t pi = 0; pi < n_prec; pi++) {
+                for (size_t si = 0; si < n_pairs; si++) {
+                    /* with model parallelism the data-parallel group shards the optimizer
+                     * (Megatron's distributed optimizer, ZeRO-1/2) or, TP only, FSDP (2-D) */
+                    const enum gpuplan_sharding sh = pairs[si].sharding;
+                    if (mp && (pairs[si].offload != GPUPLAN_OFFLOAD_NONE ||
+                               !(sh == GPUPLAN_SHARDING_ZERO2 || sh == GPUPLAN_SHARDING_DDP ||
+                                 (pp == 1 && sh == GPUPLAN_SHARDING_FSDP))))
+                        continue;
+                    for (size_t ci = 0; ci < n_ckpts; ci++) {
+                        const size_t n_mb = req->micro_batch_fixed
+                                                ? 1
+                                                : sizeof micro_batches / sizeof micro_batches[0];
+                        for (size_t bi = 0; bi < n_mb; bi++) {
+                            if (!req->micro_batch_fixed && micro_batches[bi] > mb_cap)
+                                break; /* global batch beyond the cap */
+                            struct candidate c = { 0 };
+                            c.layout = li;
+                            c.method = (uint8_t)ms[mi];
+                            c.precision = (uint8_t)ps[pi];
+                            c.sharding = (uint8_t)sh;
+                            c.offload = (uint8_t)pairs[si].offload;
+                            c.ckpt = (uint8_t)cks[ci];
+                            c.tp = (uint8_t)tp;
+                            c.pp = (uint8_t)pp;
+                            c.micro_batch =
+                                req->micro_batch_fixed ? req->job.micro_batch : micro_batches[bi];
+                            if (evaluate(s, &c) == CANDIDATE_MISFIT)
+                                break; /* a larger micro-batch only needs more memory */
+                        }
                     }
                 }
             }

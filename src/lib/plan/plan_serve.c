@@ -97,6 +97,7 @@ struct serve_state {
     uint64_t n_unsplittable, n_no_start, n_miss_targets, n_over_gpus, n_over_budget;
     uint64_t n_no_rate, n_no_price;
     uint64_t n_pp_unneeded; /* multi-server replicas one server would start */
+    uint64_t n_fleet;       /* on-prem: more than one workstation */
 };
 
 /* ---- one candidate ---------------------------------------------------------- */
@@ -250,8 +251,10 @@ keys_better(const struct serve_state *st, const struct serve_cand *a, const stru
     keys(st, a, ka);
     keys(st, b, kb);
     for (int i = 0; i < 3; i++) {
+        /* the objective's figure within 5 % is a near tie (plan_internal.h) */
+        const double tie = i == 0 ? NEAR_TIE_FRACTION : TIE_FRACTION;
         const double scale = fmax(fabs(ka[i]), fabs(kb[i]));
-        if (isfinite(scale) ? fabs(ka[i] - kb[i]) > TIE_FRACTION * scale : ka[i] != kb[i])
+        if (isfinite(scale) ? fabs(ka[i] - kb[i]) > tie * scale : ka[i] != kb[i])
             return ka[i] < kb[i];
     }
     if (a->layout != b->layout)
@@ -332,6 +335,13 @@ static void record_miss(struct serve_state *st, const struct serve_cand *c)
 }
 
 /* Prices and the constraints on them: a rate to rent, a price to buy, the budget. */
+/* More than one workstation (several units or nodes of a workstation platform). */
+static bool is_workstation_fleet(const struct layout *l, const struct serve_cand *c)
+{
+    return l->platform && strcmp(l->platform->form_factor, "workstation") == 0 &&
+           (uint64_t)c->units * l->nodes > 1;
+}
+
 static bool priced(struct serve_state *st, const struct layout *l, struct serve_cand *c)
 {
     const struct gpuplan_plan_request *req = st->base.req;
@@ -344,15 +354,27 @@ static bool priced(struct serve_state *st, const struct layout *l, struct serve_
         st->n_no_price++;
         return false;
     }
+    if (l->care & ~st->base.allow) {
+        st->base.n_care++; /* beyond the standard stack, not --allow'ed */
+        return false;
+    }
+    /* a bought workstation is one tower under a desk: a fleet of them is a server's job */
+    if (on_prem && is_workstation_fleet(l, c)) {
+        st->n_fleet++;
+        return false;
+    }
     c->usd_per_hour = l->has_rate ? c->units * l->usd_per_hour : 0.0;
     c->own_usd_per_hour = l->has_own ? c->units * l->own_usd_per_hour : 0.0;
     c->capex_usd = l->has_capex ? c->units * l->capex_usd : 0.0;
     c->capex_key = l->has_capex ? c->capex_usd : INFINITY;
-    /* A rate from another tier than the one asked is shown, never ranked first by cost. */
+    /* buying: the own cost at the stated use (--hours-per-day), else the capex; a rate from
+     * another tier than the one asked is shown, never ranked first by cost */
     const bool has_price = on_prem ? l->has_own : l->has_rate && !l->rate_fallback;
-    c->cost_key = has_price ? gpuplan_cost_usd_per_mtok(
-                                  on_prem ? c->own_usd_per_hour : c->usd_per_hour, c->tokens_per_s)
-                            : INFINITY;
+    c->cost_key = on_prem && !l->has_own ? c->capex_key
+                  : has_price
+                      ? gpuplan_cost_usd_per_mtok(on_prem ? c->own_usd_per_hour : c->usd_per_hour,
+                                                  c->tokens_per_s)
+                      : INFINITY;
     if (!(req->budget_usd > 0.0))
         return true;
     const double spend = on_prem       ? c->capex_key
@@ -430,7 +452,8 @@ static void evaluate(struct serve_state *st, struct serve_cand *c)
         c->units = 1;
         c->replicas = l->gpus_per_node * l->nodes / (c->tp * c->pp);
         c->c_op = c->c_limit = 1;
-        record_miss(st, c);
+        if (!(l->care & ~st->base.allow)) /* a miss on the stack the request allows */
+            record_miss(st, c);
         return;
     }
     c->c_limit = concurrency_limit(st, &sreq, l->gpu, &mem);
@@ -841,6 +864,7 @@ materialise(const struct serve_state *st, const struct serve_cand *c, struct gpu
                        GPUPLAN_TR("TTFT %.0f ms, TPOT %.1f ms at one request"), ss.ttft_s * 1e3,
                        ss.tpot_s * 1e3);
     serve_reasons(st, p, &mem, &step, p->bottleneck);
+    gpuplan_plan_maturity(&st->base, p, l->care);
     gpuplan_plan_compat_warnings(&st->base, p);
 }
 
@@ -850,7 +874,9 @@ static bool
 same_offer(const struct serve_state *st, const struct serve_cand *a, const struct serve_cand *b)
 {
     const struct layout *x = &st->base.layouts[a->layout], *y = &st->base.layouts[b->layout];
-    return x->gpu == y->gpu && x->gpus_per_node == y->gpus_per_node && x->nodes == y->nodes;
+    /* one plan per GPU type (issue 14 item 5): the list compares GPUs, the Pareto set the
+     * shapes of one */
+    return x->gpu == y->gpu;
 }
 
 static void pick_top(struct serve_state *st, struct gpuplan_plan_result *out)
@@ -982,11 +1008,24 @@ static void run_notes(const struct serve_state *st, struct gpuplan_plan_result *
     if (st->n_no_rate)
         NOTE(out, "%llu fitting candidates dropped: no cloud rate in the catalog",
              (unsigned long long)st->n_no_rate);
+    if (st->n_fleet)
+        NOTE(out,
+             "%llu candidates left out: more than one workstation (a fleet of towers is a "
+             "server's job)",
+             (unsigned long long)st->n_fleet);
+    if (st->base.n_care)
+        NOTE(out,
+             "%llu candidates beyond the standard stack left out (ROCm, Gaudi, GeForce in a "
+             "server): --allow to include them",
+             (unsigned long long)st->base.n_care);
     if (req->objective == GPUPLAN_OBJECTIVE_COST && out->n_top > 0)
         NOTE(out, "%s",
-             req->where == GPUPLAN_WHERE_ON_PREM
-                 ? GPUPLAN_TR("ranked by own cost per million output tokens (TCO defaults as in "
-                              "'gpuplan tco'); --objective capex for the cheapest servers")
+             req->where == GPUPLAN_WHERE_ON_PREM && req->hours_per_day > 0.0
+                 ? GPUPLAN_TR("ranked by own cost per million output tokens at the stated use "
+                              "(TCO as in 'gpuplan tco')")
+             : req->where == GPUPLAN_WHERE_ON_PREM
+                 ? GPUPLAN_TR("buying: ranked by capex, the cheapest servers that meet the "
+                              "targets; --hours-per-day H ranks by the own cost at that use")
                  : GPUPLAN_TR("ranked by cloud cost per million output tokens at the catalog's "
                               "on-demand rates"));
     if (out->n_top > 0 && out->top[0].compromise)
@@ -1007,6 +1046,8 @@ static enum gpuplan_status serve_init(struct serve_state *st,
 {
     st->base.req = req;
     st->base.model = model;
+    st->base.view = req->where == GPUPLAN_WHERE_ON_PREM ? PLAN_VIEW_BUY : PLAN_VIEW_RENT;
+    st->base.allow = gpuplan_plan_implied_allow(req, catalog);
     struct gpuplan_job resolved;
     gpuplan_job_resolve(&req->job, &resolved);
     enum gpuplan_status status = gpuplan_serving_profile_build(&st->profile, model, err);
@@ -1048,6 +1089,7 @@ enum gpuplan_status gpuplan_plan_serve_run(const struct gpuplan_model *model,
         out->evaluated = st->evaluated;
         out->fitting = st->starting;
         out->feasible = st->feasible;
+        out->needs_care = st->base.n_care;
         pick_top(st, out);
         pick_pareto(st, out);
         if (out->n_top == 0) {

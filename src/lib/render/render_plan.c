@@ -121,6 +121,9 @@ static json_t *plan_json(const struct gpuplan_plan *p)
                         real_or_null(p->has_own_cost && (!infer || p->own_cost_per_mtok_usd > 0),
                                      sig4(p->own_cost_per_mtok_usd)));
     json_object_set_new(o, "compromise", json_boolean(p->compromise));
+    json_object_set_new(o, "maturity", json_string(p->needs_care ? "needs-care" : "standard"));
+    json_object_set_new(o, "maturity_reason", json_string(p->maturity));
+    json_object_set_new(o, "variants", json_string(p->variants));
     if (p->is_serving)
         json_object_set_new(o, "serving", render_plan_serving_json(&p->serving));
     json_object_set_new(o, "server", server_json(&p->server));
@@ -166,6 +169,17 @@ static enum gpuplan_status render_json(const struct gpuplan_plan_result *r,
     json_object_set_new(root, "recommendations", recs);
     json_object_set_new(root, "pareto", front);
     json_object_set_new(root, "notes", strings(r->notes, r->n_notes));
+    json_object_set_new(root, "best_buy", r->has_best_buy ? plan_json(&r->best_buy) : json_null());
+    json_object_set_new(root, "best_rent",
+                        r->has_best_rent ? plan_json(&r->best_rent) : json_null());
+    json_object_set_new(root, "too_long", json_integer((json_int_t)r->too_long));
+    json_object_set_new(root, "needs_care_left_out", json_integer((json_int_t)r->needs_care));
+    if (r->request.job.method != GPUPLAN_METHOD_INFER) {
+        json_t *misses = json_array();
+        for (size_t i = 0; i < r->n_misses; i++)
+            json_array_append_new(misses, plan_json(&r->misses[i]));
+        json_object_set_new(root, "nearest_misses", misses);
+    }
     if (r->request.job.method == GPUPLAN_METHOD_INFER) {
         json_t *misses = json_array(), *targets = json_object();
         for (size_t i = 0; i < r->n_misses; i++)
@@ -204,8 +218,11 @@ static void text_row(const struct gpuplan_plan *p, size_t rank, struct gpuplan_b
     const struct gpuplan_job *j = &p->job;
     char count[24], how[64];
     snprintf(count, sizeof count, "%ux%u", p->nodes, p->gpus_per_node);
-    snprintf(how, sizeof how, "%s %s %s mb%llu ckpt-%s off-%s", gpuplan_method_name(j->method),
-             gpuplan_precision_name(j->precision), gpuplan_sharding_name(j->sharding),
+    char mp[24] = "";
+    if (j->tp > 1 || j->pp > 1)
+        snprintf(mp, sizeof mp, " tp%u pp%u", j->tp, j->pp);
+    snprintf(how, sizeof how, "%s %s %s%s mb%llu ckpt-%s off-%s", gpuplan_method_name(j->method),
+             gpuplan_precision_name(j->precision), gpuplan_sharding_name(j->sharding), mp,
              (unsigned long long)j->micro_batch, gpuplan_grad_ckpt_name(j->grad_ckpt),
              gpuplan_offload_name(j->offload));
     gpuplan_buf_printf(out, "%3zu %-15s %-5s %-52s %7.1f %10.0f", rank, p->gpu ? p->gpu->id : "",
@@ -220,6 +237,28 @@ static void text_row(const struct gpuplan_plan *p, size_t rank, struct gpuplan_b
     money(out, p->has_capex, p->capex_usd);
     money(out, p->has_own_cost && p->has_time, p->own_cost_usd);
     gpuplan_buf_puts(out, "\n");
+}
+
+/* One line of the rent-or-buy comparison. */
+static void side_line(const struct gpuplan_plan *p, bool buy, struct gpuplan_buf *out)
+{
+    const uint32_t n = p->gpus_per_node * p->nodes;
+    const char *gpu = p->gpu ? p->gpu->id : "";
+    const char *platform = p->server.platform_id[0] ? p->server.platform_id : "-";
+    if (buy && p->has_time)
+        gpuplan_buf_printf(out, GPUPLAN_TR("  buy:  %u x %s on %s (%ux%u), capex $%.0f, %.1f h\n"),
+                           n, gpu, platform, p->nodes, p->gpus_per_node, p->capex_usd,
+                           p->time_hours);
+    else if (buy)
+        gpuplan_buf_printf(out, GPUPLAN_TR("  buy:  %u x %s on %s (%ux%u), capex $%.0f\n"), n, gpu,
+                           platform, p->nodes, p->gpus_per_node, p->capex_usd);
+    else if (p->has_time)
+        gpuplan_buf_printf(out, GPUPLAN_TR("  rent: %u x %s (%ux%u), %.1f h, $%.0f at $%.2f/h\n"),
+                           n, gpu, p->nodes, p->gpus_per_node, p->time_hours, p->cost_usd,
+                           p->cost_usd_per_hour);
+    else
+        gpuplan_buf_printf(out, GPUPLAN_TR("  rent: %u x %s (%ux%u), $%.2f/h\n"), n, gpu, p->nodes,
+                           p->gpus_per_node, p->cost_usd_per_hour);
 }
 
 static const char *const table_head =
@@ -254,15 +293,20 @@ static void text_details(const struct gpuplan_plan *p, size_t rank, struct gpupl
                            p->rate_fallback ? GPUPLAN_TR(" (no rate at the asked tier: not ranked "
                                                          "by cost)")
                                             : "");
+    if (p->maturity[0])
+        gpuplan_buf_printf(out, GPUPLAN_TR("  stack: %s\n"), p->maturity);
+    if (p->variants[0] && !p->is_serving)
+        gpuplan_buf_printf(out, GPUPLAN_TR("  also: %s\n"), p->variants);
     if (p->is_serving)
         render_plan_serving_details(p, out);
     else if (p->has_own_cost && p->has_time)
         gpuplan_buf_printf(out,
-                           GPUPLAN_TR("  own: %.0f USD per hour of use (TCO defaults), %.0f USD "
-                                      "for this run\n"),
+                           GPUPLAN_TR("  own: %.0f USD per hour of use (TCO at the stated use), "
+                                      "%.0f USD for this run\n"),
                            p->own_usd_per_hour, p->own_cost_usd);
     else if (p->has_own_cost)
-        gpuplan_buf_printf(out, GPUPLAN_TR("  own: %.2f USD per hour of use (TCO defaults)\n"),
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("  own: %.2f USD per hour of use (TCO at the stated use)\n"),
                            p->own_usd_per_hour);
     for (size_t i = 0; i < p->n_reasons; i++)
         gpuplan_buf_printf(out, GPUPLAN_TR("  why: %s\n"), p->reasons[i]);
@@ -284,6 +328,13 @@ static enum gpuplan_status render_serving_text(const struct gpuplan_plan_result 
         gpuplan_buf_puts(out, render_plan_serving_table_head());
         for (size_t i = 0; i < n; i++)
             render_plan_serving_row(&plans[i], i + 1, out);
+        if (r->n_top && (r->has_best_rent || r->has_best_buy)) {
+            gpuplan_buf_puts(out, GPUPLAN_TR("\nrent or buy:\n"));
+            if (r->has_best_rent)
+                side_line(&r->best_rent, false, out);
+            if (r->has_best_buy)
+                side_line(&r->best_buy, true, out);
+        }
         for (size_t i = 0; i < n; i++)
             text_details(&plans[i], i + 1, out);
     }
@@ -307,16 +358,34 @@ render_text(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct
         out,
         GPUPLAN_TR(
             "%s: %llu candidates evaluated, %llu fit, %llu meet the constraints (objective %s, %s)\n\n"),
-        r->n_top ? r->top[0].model_id : GPUPLAN_TR("model"), (unsigned long long)r->evaluated,
-        (unsigned long long)r->fitting, (unsigned long long)r->feasible,
-        gpuplan_plan_objective_name(r->request.objective),
+        r->n_top      ? r->top[0].model_id
+        : r->n_misses ? r->misses[0].model_id
+                      : GPUPLAN_TR("model"),
+        (unsigned long long)r->evaluated, (unsigned long long)r->fitting,
+        (unsigned long long)r->feasible, gpuplan_plan_objective_name(r->request.objective),
         gpuplan_plan_where_name(r->request.where));
     if (r->n_top) {
         gpuplan_buf_puts(out, GPUPLAN_TR(table_head));
         for (size_t i = 0; i < r->n_top; i++)
             text_row(&r->top[i], i + 1, out);
+        if (r->has_best_rent || r->has_best_buy) {
+            gpuplan_buf_puts(out, GPUPLAN_TR("\nrent or buy:\n"));
+            if (r->has_best_rent)
+                side_line(&r->best_rent, false, out);
+            if (r->has_best_buy)
+                side_line(&r->best_buy, true, out);
+        }
         for (size_t i = 0; i < r->n_top; i++)
             text_details(&r->top[i], i + 1, out);
+    } else if (r->n_misses) {
+        gpuplan_buf_puts(out, GPUPLAN_TR("no plan meets the constraints; the nearest misses:\n"));
+        gpuplan_buf_puts(out, GPUPLAN_TR(table_head));
+        for (size_t i = 0; i < r->n_misses; i++)
+            text_row(&r->misses[i], i + 1, out);
+        for (size_t i = 0; i < r->n_misses; i++)
+            text_details(&r->misses[i], i + 1, out);
+    } else {
+        gpuplan_buf_puts(out, GPUPLAN_TR("no plan meets the constraints\n"));
     }
     if (r->n_pareto) {
         gpuplan_buf_puts(out, GPUPLAN_TR("\ntime vs cost (Pareto set):\n"));
