@@ -59,7 +59,9 @@ DATA       := $(sort $(wildcard data/*.json) $(wildcard data/*.html))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/targets/fuzz_*.c))
 
-LIB_OBJ    := $(LIB_SRC:src/lib/%.c=$(BUILD)/obj/lib/%.o) $(BUILD)/obj/gen/embedded_data.o
+# The library but the compiled catalog (what tools/catalog_gen.c links to write it).
+LIB_OBJ_BASE := $(LIB_SRC:src/lib/%.c=$(BUILD)/obj/lib/%.o) $(BUILD)/obj/gen/embedded_data.o
+LIB_OBJ    := $(LIB_OBJ_BASE) $(BUILD)/obj/gen/catalog_data.o
 CLI_OBJ    := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/targets/fuzz_%.c=%)
@@ -90,6 +92,24 @@ $(BUILD)/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA)
 	$(Q)$(BUILD)/tools/embed $@ $(DATA)
 
 $(BUILD)/obj/gen/embedded_data.o: $(BUILD)/gen/embedded_data.c
+	@mkdir -p $(@D)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -Wno-overlength-strings -c -o $@ $<
+
+# The embedded catalog's records, loaded at build time with the library's own loader and
+# written as C initialisers (catalog_compiled_internal.h): no JSON parsing at start-up.
+$(BUILD)/tools/catalog_gen: tools/catalog_gen.c tools/catalog_none.c $(LIB_OBJ_BASE)
+	@mkdir -p $(@D)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ tools/catalog_gen.c tools/catalog_none.c \
+	    $(LIB_OBJ_BASE) $(LDLIBS_ALL)
+
+$(BUILD)/gen/catalog_data.c: $(BUILD)/tools/catalog_gen
+	@mkdir -p $(@D)
+	@$(call say,GEN,$@)
+	$(Q)$(BUILD)/tools/catalog_gen $@
+
+$(BUILD)/obj/gen/catalog_data.o: $(BUILD)/gen/catalog_data.c
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -Wno-overlength-strings -c -o $@ $<
@@ -202,13 +222,18 @@ build-fuzz/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA)
 # libFuzzer's main: fuzzer-no-link), then each target links against it.
 FUZZ_LIB_CFLAGS = $(subst -fsanitize=fuzzer$(COMMA),-fsanitize=fuzzer-no-link$(COMMA),$(FUZZ_CFLAGS))
 COMMA := ,
-FUZZ_OBJ := $(LIB_SRC:src/lib/%.c=build-fuzz/obj/lib/%.o) build-fuzz/obj/gen/embedded_data.o
+# No compiled catalog (tools/catalog_none.c): the fuzzers' library parses the embedded JSON.
+FUZZ_OBJ := $(LIB_SRC:src/lib/%.c=build-fuzz/obj/lib/%.o) build-fuzz/obj/gen/embedded_data.o \
+            build-fuzz/obj/tools/catalog_none.o
 .SECONDARY: $(FUZZ_OBJ)
 build-fuzz/obj/lib/%.o: src/lib/%.c $(wildcard include/gpuplan/*.h) $(LIB_HDR)
 	@mkdir -p $(@D)
 	@$(call say,CLANG,$@)
 	$(Q)clang $(FUZZ_LIB_CFLAGS) -c -o $@ $<
 build-fuzz/obj/gen/embedded_data.o: build-fuzz/gen/embedded_data.c
+	@mkdir -p $(@D)
+	$(Q)clang $(FUZZ_LIB_CFLAGS) -c -o $@ $<
+build-fuzz/obj/tools/catalog_none.o: tools/catalog_none.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(Q)clang $(FUZZ_LIB_CFLAGS) -c -o $@ $<
 build-fuzz/fuzz_%: tests/fuzz/targets/fuzz_%.c $(FUZZ_OBJ)
