@@ -50,7 +50,8 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null)
 CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I$(BUILD)/gen
 INTERNAL     := -Isrc/lib
 CFLAGS_ALL    = $(WARN) $(OPT) $(SANFLAGS) $(CPPFLAGS_ALL) $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL    = $(PKG_LIBS) -lm -ldl -lpthread $(LDLIBS)
+LINK_PKG_LIBS = $(PKG_LIBS)
+LDLIBS_ALL    = $(LINK_PKG_LIBS) -lm -ldl -lpthread $(LDLIBS)
 
 LIB_SRC    := $(sort $(wildcard src/lib/*/*.c))
 LIB_HDR    := $(sort $(wildcard src/lib/*/*.h))
@@ -142,6 +143,9 @@ BENCH_SRC   := $(sort $(wildcard tests/bench/bench_*.c))
 BENCH_BIN   := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 WHITE_BOX   := $(UNIT_BIN) $(REPLAY_BIN) $(TOOL_PROGS) $(BENCH_BIN)
 $(BUILD)/gpuplan: $(CLI_OBJ) $(BUILD)/libgpuplan.a
+# The binary does not link libmicrohttpd: `serve` loads it (src/server/mhd.h), so other
+# commands do not pay for loading GnuTLS and its libraries at start-up.
+$(BUILD)/gpuplan: LINK_PKG_LIBS = $(shell pkg-config --libs jansson yaml-0.1 2>/dev/null)
 $(UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuplan.a $(wildcard tests/unit/*.h)
 $(REPLAY_BIN): $(BUILD)/fuzz/replay_%: tests/fuzz/targets/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libgpuplan.a
 $(TOOL_PROGS): $(BUILD)/tools/%: tools/%.c $(BUILD)/libgpuplan.a
