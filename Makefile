@@ -212,7 +212,7 @@ intervals: $(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput
 
 # Each tests/bench/bench_*.c is a program that prints its own figures.
 bench: all $(BENCH_BIN)
-	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+	@for b in $(BENCH_BIN); do echo "== $$b"; BUILD=$(BUILD) $$b || exit 1; done
 	@[ ! -x scripts/bench-extra.sh ] || BUILD=$(BUILD) scripts/bench-extra.sh
 
 # libFuzzer builds always use clang with ASan+UBSan, in their own directory.

@@ -7,7 +7,9 @@
  * src/lib/catalog/catalog_fields.c; a struct with bytes in no field of its
  * table (a field added to the struct, not to the table) stops the build.
  * Doubles are written as hexadecimal floating constants (exact), strings
- * with octal escapes for anything but printable ASCII.
+ * with octal escapes for anything but printable ASCII; a text field
+ * (CATALOG_TEXT, a pointer) is NULL in the record and its address in a side
+ * table, VAR_FIELD[i] (for models: gpuplan_compiled_catalog.model_configs).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -93,7 +95,8 @@ static void write_field(FILE *out, const struct catalog_field *f, const char *re
         break;
     }
     case CATALOG_TEXT:
-        fputs(text ? text : "NULL", out);
+        (void)text; /* in the record: NULL; the text is in the struct's side table (below) */
+        fputs("NULL", out);
         break;
     }
     fputs(",\n", out);
@@ -118,6 +121,18 @@ static void write_records(FILE *out,
             write_string(out, text ? text : "", SIZE_MAX);
             fputs(";\n", out);
         }
+    }
+    /* the texts' addresses in a table of their own, so that the records hold no pointer and
+     * stay in .rodata: a pointer in each record would have the dynamic loader relocate, and
+     * so fault in, every page of the array at every start */
+    for (size_t k = 0; k < s->n_fields; k++) {
+        if (s->fields[k].kind != CATALOG_TEXT)
+            continue;
+        fprintf(out, "static const char *const %s_%s[%zu] = {\n", var, s->fields[k].name,
+                n ? n : 1);
+        for (size_t i = 0; i < n; i++)
+            fprintf(out, "    %s_%s_%zu,\n", var, s->fields[k].name, i);
+        fputs("};\n", out);
     }
     fprintf(out, "static const struct %s %s[%zu] = {\n", s->name, var, n ? n : 1);
     for (size_t i = 0; i < n; i++) {
@@ -196,7 +211,8 @@ int main(int argc, char **argv)
             "    .present = true,\n"
             "    .platforms = platforms,\n    .n_platforms = %zu,\n"
             "    .gpus = gpus,\n    .n_gpus = %zu,\n"
-            "    .models = models,\n    .n_models = %zu,\n};\n",
+            "    .models = models,\n    .model_configs = models_config_json,\n"
+            "    .n_models = %zu,\n};\n",
             n_platforms, n_gpus, n_models);
     free(platforms);
     free(gpus);

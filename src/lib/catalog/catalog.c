@@ -1138,8 +1138,10 @@ static enum gpuplan_status copy_compiled(struct gpuplan_catalog *c, enum record_
         ok = ok && cap_configs == c->cap_models;
         if (ok) {
             memcpy(c->models, cc->models, cc->n_models * sizeof *c->models);
-            for (size_t i = 0; i < cc->n_models; i++)
+            for (size_t i = 0; i < cc->n_models; i++) {
                 c->model_configs[i] = NULL;
+                c->models[i].config_json = cc->model_configs[i];
+            }
             c->n_models = cc->n_models;
         }
     }

@@ -29,7 +29,8 @@ struct gpuplan_compiled_catalog {
     size_t n_platforms;
     const struct gpuplan_gpu *gpus;
     size_t n_gpus;
-    const struct gpuplan_catalog_model *models; /* config_json: static text */
+    const struct gpuplan_catalog_model *models; /* config_json NULL: model_configs[i] */
+    const char *const *model_configs;           /* static text; no pointer in the records */
     size_t n_models;
 };
 
