@@ -858,9 +858,41 @@ static void test_terms_split_is_the_estimate(void **state)
     gpuplan_model_release(&m);
 }
 
+/*
+ * Layouts that do not divide are usage errors with a hint (exit 2 in the
+ * CLI): --tp that does not divide the heads, --ep on a training job (the
+ * training model has no expert parallelism), --pp past the layers.
+ */
+static void test_parallel_sizes_that_do_not_divide(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_memory_report *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    static const char *const bad[] = { "gpu=h100-sxm:3 tp=3", "gpu=h100-sxm:6 tp=3",
+                                       "gpu=h100-sxm:2 ep=2", "gpu=h100-sxm:8 nodes=8 pp=64" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct gpuplan_job job;
+        job_of(&job, bad[i]);
+        struct gpuplan_error err;
+        gpuplan_error_init(&err);
+        assert_int_equal(gpuplan_estimate_memory(&m, &job, NULL, r, &err), GPUPLAN_ERR_USAGE);
+        assert_true(err.hint[0] != '\0');
+    }
+    struct gpuplan_job job;
+    job_of(&job, "gpu=h100-sxm:8 tp=4");
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, NULL, r, &err), GPUPLAN_OK);
+    free(r);
+    gpuplan_model_release(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parallel_sizes_that_do_not_divide),
         cmocka_unit_test(test_terms_split_is_the_estimate),
         cmocka_unit_test(test_full_mixed_adamw_states),
         cmocka_unit_test(test_amp_bf16_fsdp),

@@ -1517,10 +1517,21 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
         gpuplan_error_hint(err, "pick --tp and --pp whose product divides the GPU count");
         goto out;
     }
+    /* Megatron-style tensor parallelism splits the attention heads evenly over the ranks
+     * (Megatron-LM asserts num_attention_heads % tensor_model_parallel_size == 0). */
     if (model->arch.n_heads && job->tp > 1 && model->arch.n_heads % job->tp != 0) {
-        st = gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, NULL,
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                "'--tp' is %u; must divide the %llu attention heads", job->tp,
                                (unsigned long long)model->arch.n_heads);
+        gpuplan_error_hint(err, "pick a --tp that divides the heads, e.g. 2, 4 or 8");
+        goto out;
+    }
+    /* Expert parallelism is a serving layout here (serving.c); the training model has none. */
+    if (job->ep > 1) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                               "'--ep' is %u; expert parallelism is modelled for serving only",
+                               job->ep);
+        gpuplan_error_hint(err, "leave --ep out for training, or use --method infer");
         goto out;
     }
     if (job->method != GPUPLAN_METHOD_FULL && profile->lora_params == 0) {
