@@ -41,8 +41,9 @@ static void load(void)
     }
     if (!(RESOLVE(lib, start_daemon) && RESOLVE(lib, stop_daemon) && RESOLVE(lib, quiesce_daemon) &&
           RESOLVE(lib, get_daemon_info) && RESOLVE(lib, get_connection_info) &&
-          RESOLVE(lib, get_connection_values) && RESOLVE(lib, suspend_connection) &&
-          RESOLVE(lib, resume_connection) && RESOLVE(lib, queue_response) &&
+          RESOLVE(lib, get_connection_values) && RESOLVE(lib, lookup_connection_value) &&
+          RESOLVE(lib, suspend_connection) && RESOLVE(lib, resume_connection) &&
+          RESOLVE(lib, queue_response) &&
           RESOLVE(lib, create_response_from_buffer_with_free_callback) &&
           RESOLVE(lib, add_response_header) && RESOLVE(lib, destroy_response))) {
         memset(&server_mhd, 0, sizeof server_mhd);

@@ -24,6 +24,7 @@ struct server_mhd {
     __typeof__(MHD_get_daemon_info) *get_daemon_info;
     __typeof__(MHD_get_connection_info) *get_connection_info;
     __typeof__(MHD_get_connection_values) *get_connection_values;
+    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
     __typeof__(MHD_suspend_connection) *suspend_connection;
     __typeof__(MHD_resume_connection) *resume_connection;
     __typeof__(MHD_queue_response) *queue_response;
@@ -41,15 +42,16 @@ extern struct server_mhd server_mhd;
  */
 enum gpuplan_status server_mhd_load(struct gpuplan_error *err);
 
-#define MHD_start_daemon          server_mhd.start_daemon
-#define MHD_stop_daemon           server_mhd.stop_daemon
-#define MHD_quiesce_daemon        server_mhd.quiesce_daemon
-#define MHD_get_daemon_info       server_mhd.get_daemon_info
-#define MHD_get_connection_info   server_mhd.get_connection_info
-#define MHD_get_connection_values server_mhd.get_connection_values
-#define MHD_suspend_connection    server_mhd.suspend_connection
-#define MHD_resume_connection     server_mhd.resume_connection
-#define MHD_queue_response        server_mhd.queue_response
+#define MHD_start_daemon            server_mhd.start_daemon
+#define MHD_stop_daemon             server_mhd.stop_daemon
+#define MHD_quiesce_daemon          server_mhd.quiesce_daemon
+#define MHD_get_daemon_info         server_mhd.get_daemon_info
+#define MHD_get_connection_info     server_mhd.get_connection_info
+#define MHD_get_connection_values   server_mhd.get_connection_values
+#define MHD_lookup_connection_value server_mhd.lookup_connection_value
+#define MHD_suspend_connection      server_mhd.suspend_connection
+#define MHD_resume_connection       server_mhd.resume_connection
+#define MHD_queue_response          server_mhd.queue_response
 #define MHD_create_response_from_buffer_with_free_callback \
     server_mhd.create_response_from_buffer_with_free_callback
 #define MHD_add_response_header server_mhd.add_response_header
