@@ -33,6 +33,18 @@ static void write_string(FILE *out, const char *s, size_t max)
     fputc('"', out);
 }
 
+static void
+write_field(FILE *out, const struct catalog_field *f, const char *rec, const char *text);
+
+/* One element of a STRUCT_LIST: `{ .a = ..., .b = ..., }` by its table. */
+static void write_element(FILE *out, const struct catalog_struct *s, const char *rec)
+{
+    fputs("{\n", out);
+    for (size_t k = 0; k < s->n_fields; k++)
+        write_field(out, &s->fields[k], rec, NULL);
+    fputs("      }", out);
+}
+
 static void write_field(FILE *out, const struct catalog_field *f, const char *rec, const char *text)
 {
     const char *p = rec + f->offset;
@@ -94,6 +106,15 @@ static void write_field(FILE *out, const struct catalog_field *f, const char *re
         fprintf(out, "%d", v);
         break;
     }
+    case CATALOG_STRUCT_LIST:
+        fputs("{\n", out);
+        for (size_t i = 0; i < f->count; i++) {
+            fputs("      ", out);
+            write_element(out, f->sub, p + i * f->sub->size);
+            fputs(",\n", out);
+        }
+        fputs("      }", out);
+        break;
     case CATALOG_TEXT:
         (void)text; /* in the record: NULL; the text is in the struct's side table (below) */
         fputs("NULL", out);
@@ -155,6 +176,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const struct catalog_struct *structs[] = { &gpuplan_catalog_platform_struct,
+                                               &gpuplan_catalog_part_struct,
                                                &gpuplan_catalog_gpu_struct,
                                                &gpuplan_catalog_model_struct };
     for (size_t i = 0; i < sizeof structs / sizeof structs[0]; i++) {
@@ -172,17 +194,21 @@ int main(int argc, char **argv)
         return 1;
     }
     const size_t n_platforms = gpuplan_catalog_n_platforms(c);
+    const size_t n_parts = gpuplan_catalog_n_parts(c);
     const size_t n_gpus = gpuplan_catalog_n_gpus(c);
     const size_t n_models = gpuplan_catalog_n_models(c);
     struct gpuplan_platform *platforms = calloc(n_platforms + 1, sizeof *platforms);
+    struct gpuplan_part *parts = calloc(n_parts + 1, sizeof *parts);
     struct gpuplan_gpu *gpus = calloc(n_gpus + 1, sizeof *gpus);
     struct gpuplan_catalog_model *models = calloc(n_models + 1, sizeof *models);
-    if (!platforms || !gpus || !models) {
+    if (!platforms || !parts || !gpus || !models) {
         fprintf(stderr, "catalog_gen: out of memory\n");
         return 1;
     }
     for (size_t i = 0; i < n_platforms; i++)
         platforms[i] = *gpuplan_catalog_platform_at(c, i);
+    for (size_t i = 0; i < n_parts; i++)
+        parts[i] = *gpuplan_catalog_part_at(c, i);
     for (size_t i = 0; i < n_gpus; i++)
         gpus[i] = *gpuplan_catalog_gpu_at(c, i);
     for (size_t i = 0; i < n_models; i++)
@@ -204,17 +230,20 @@ int main(int argc, char **argv)
             "do not edit */\n");
     fprintf(out, "#include \"catalog/catalog_compiled_internal.h\"\n\n");
     write_records(out, &gpuplan_catalog_platform_struct, "platforms", platforms, n_platforms);
+    write_records(out, &gpuplan_catalog_part_struct, "parts", parts, n_parts);
     write_records(out, &gpuplan_catalog_gpu_struct, "gpus", gpus, n_gpus);
     write_records(out, &gpuplan_catalog_model_struct, "models", models, n_models);
     fprintf(out,
             "const struct gpuplan_compiled_catalog gpuplan_compiled_catalog = {\n"
             "    .present = true,\n"
             "    .platforms = platforms,\n    .n_platforms = %zu,\n"
+            "    .parts = parts,\n    .n_parts = %zu,\n"
             "    .gpus = gpus,\n    .n_gpus = %zu,\n"
             "    .models = models,\n    .model_configs = models_config_json,\n"
             "    .n_models = %zu,\n};\n",
-            n_platforms, n_gpus, n_models);
+            n_platforms, n_parts, n_gpus, n_models);
     free(platforms);
+    free(parts);
     free(gpus);
     free(models);
     gpuplan_catalog_free(c);

@@ -632,16 +632,17 @@ static void assert_records_equal(const struct catalog_struct *s,
 /*
  * The catalog compiled at build time (tools/catalog_gen.c) is the one the
  * JSON files load into, record by record and field by field, in the same
- * order; the writer's tables cover every field of the three structs (a field
+ * order; the writer's tables cover every field of the structs (a field
  * added to a struct and not to catalog_fields.c fails here and stops the
  * generator); `--catalog DIR` still merges parsed records over it.
  */
 static void test_compiled_catalog_is_the_json(void **state)
 {
     (void)state;
-    const struct catalog_struct *structs[] = { &gpuplan_catalog_platform_struct,
-                                               &gpuplan_catalog_gpu_struct,
-                                               &gpuplan_catalog_model_struct };
+    const struct catalog_struct *structs[] = {
+        &gpuplan_catalog_platform_struct, &gpuplan_catalog_part_struct, &gpuplan_catalog_gpu_struct,
+        &gpuplan_catalog_cloud_rate_struct, &gpuplan_catalog_model_struct
+    };
     for (size_t i = 0; i < sizeof structs / sizeof structs[0]; i++) {
         char msg[256] = "";
         const bool covered = gpuplan_catalog_fields_check(structs[i], msg, sizeof msg);
@@ -672,11 +673,15 @@ static void test_compiled_catalog_is_the_json(void **state)
     assert_int_equal(gpuplan_catalog_load_json(&json, NULL, 0, &err), GPUPLAN_OK);
     assert_int_equal(gpuplan_catalog_load(&loaded, NULL, &err), GPUPLAN_OK);
     assert_int_equal(cc->n_platforms, gpuplan_catalog_n_platforms(json));
+    assert_int_equal(cc->n_parts, gpuplan_catalog_n_parts(json));
     assert_int_equal(cc->n_gpus, gpuplan_catalog_n_gpus(json));
     assert_int_equal(cc->n_models, gpuplan_catalog_n_models(json));
     assert_true(cc->n_gpus > 0 && cc->n_platforms > 0 && cc->n_models > 0);
     assert_records_equal(&gpuplan_catalog_platform_struct, cc->platforms,
                          gpuplan_catalog_platform_at(json, 0), cc->n_platforms);
+    assert_true(cc->n_parts > 0);
+    assert_records_equal(&gpuplan_catalog_part_struct, cc->parts, gpuplan_catalog_part_at(json, 0),
+                         cc->n_parts);
     assert_records_equal(&gpuplan_catalog_gpu_struct, cc->gpus, gpuplan_catalog_gpu_at(json, 0),
                          cc->n_gpus);
     /* the compiled models' text is in a side table (the records hold no pointer) */

@@ -1119,6 +1119,14 @@ static enum gpuplan_status copy_compiled(struct gpuplan_catalog *c, enum record_
             memcpy(c->platforms, cc->platforms, cc->n_platforms * sizeof *c->platforms);
             c->n_platforms = cc->n_platforms;
         }
+    } else if (kind == KIND_PARTS && cc->n_parts) {
+        items = c->parts;
+        ok = grow(&items, &c->cap_parts, cc->n_parts, sizeof *c->parts);
+        c->parts = items;
+        if (ok) {
+            memcpy(c->parts, cc->parts, cc->n_parts * sizeof *c->parts);
+            c->n_parts = cc->n_parts;
+        }
     } else if (kind == KIND_GPUS && cc->n_gpus) {
         items = c->gpus;
         ok = grow(&items, &c->cap_gpus, cc->n_gpus, sizeof *c->gpus);

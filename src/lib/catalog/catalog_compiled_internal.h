@@ -8,9 +8,9 @@
  * copies read-only structs instead of parsing JSON at start-up. What the
  * writer writes is the field tables below; test_catalog.c checks that the
  * compiled catalog equals the JSON-parsed one field by field and byte by
- * byte. A field added to struct gpuplan_gpu, gpuplan_platform or
- * gpuplan_catalog_model goes into its table in catalog_fields.c (one
- * CATALOG_FIELD line); until it does, the generator stops the build
+ * byte. A field added to struct gpuplan_gpu, gpuplan_cloud_rate,
+ * gpuplan_platform, gpuplan_part or gpuplan_catalog_model goes into its table in catalog_fields.c
+ * (one CATALOG_FIELD line); until it does, the generator stops the build
  * (gpuplan_catalog_fields_check finds bytes of the struct in no field) and
  * the unit test fails (docs/architecture.md, "The compiled catalog").
  */
@@ -27,6 +27,8 @@ struct gpuplan_compiled_catalog {
     bool present; /* false in the generator itself (tools/catalog_none.c): parse the JSON */
     const struct gpuplan_platform *platforms;
     size_t n_platforms;
+    const struct gpuplan_part *parts;
+    size_t n_parts;
     const struct gpuplan_gpu *gpus;
     size_t n_gpus;
     const struct gpuplan_catalog_model *models; /* config_json NULL: model_configs[i] */
@@ -47,15 +49,19 @@ enum catalog_field_kind {
     CATALOG_SIZE,
     CATALOG_DOUBLE, /* written as a hexadecimal floating constant: exact */
     CATALOG_BOOL,
-    CATALOG_ENUM, /* an enum, stored as int */
-    CATALOG_TEXT  /* const char *, NUL-terminated static text */
+    CATALOG_ENUM,       /* an enum, stored as int */
+    CATALOG_TEXT,       /* const char *, NUL-terminated static text */
+    CATALOG_STRUCT_LIST /* struct X[count], each written by `sub`'s table */
 };
+
+struct catalog_struct;
 
 struct catalog_field {
     const char *name;
     size_t offset, size, align;
     enum catalog_field_kind kind;
-    size_t count; /* elements of a list; 1 otherwise */
+    size_t count;                     /* elements of a list; 1 otherwise */
+    const struct catalog_struct *sub; /* STRUCT_LIST: the element's table */
 };
 
 /* One record type: its fields in declaration order, and the struct's size and alignment. */
@@ -68,14 +74,17 @@ struct catalog_struct {
 
 extern const struct catalog_struct gpuplan_catalog_gpu_struct;
 extern const struct catalog_struct gpuplan_catalog_platform_struct;
+extern const struct catalog_struct gpuplan_catalog_part_struct;
+extern const struct catalog_struct gpuplan_catalog_cloud_rate_struct;
 extern const struct catalog_struct gpuplan_catalog_model_struct;
 
 /*
  * The table covers every byte of the struct but the padding its fields'
  * alignments require: each field starts where the previous one ends,
  * rounded up to its alignment, and the struct ends where the last one
- * does, rounded up to the struct's. Otherwise writes which bytes no field
- * covers into msg and returns false.
+ * does, rounded up to the struct's; the same for the element tables of
+ * STRUCT_LIST fields. Otherwise writes which bytes no field covers into
+ * msg and returns false.
  */
 bool gpuplan_catalog_fields_check(const struct catalog_struct *s, char *msg, size_t msg_size);
 
