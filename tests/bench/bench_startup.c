@@ -81,7 +81,7 @@ static int figure(const char *name, const char *line, int n, struct cost *out)
     struct cost base, c;
     if (run(empty, n, &base) != 0 || run(argv, n, &c) != 0)
         return 1;
-    printf("%-44s %7.2f ms CPU %8.2f ms wall per process (%3d runs) | baseline /bin/true %5.2f "
+    printf("%-54s %7.2f ms CPU %8.2f ms wall per process (%3d runs) | baseline /bin/true %5.2f "
            "ms CPU %5.2f ms wall | ratio %.1f\n",
            name, c.cpu_ms, c.wall_ms, n, base.cpu_ms, base.wall_ms, c.cpu_ms / base.cpu_ms);
     *out = c;
@@ -98,7 +98,8 @@ int main(void)
         return 1;
     }
     bench_machine_line("bench_startup");
-    static const char *const commands[] = { "--version", "estimate llama-3.1-8b --gpu h100-sxm",
+    static const char *const commands[] = { "--version",
+                                            "estimate llama-3.1-8b --method lora --gpu h100-sxm",
                                             "recommend llama-3.1-8b --tokens 1B" };
     static const int runs[] = { 100, 100, 10 };
     struct cost c[3];
