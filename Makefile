@@ -50,7 +50,8 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null)
 CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I$(BUILD)/gen
 INTERNAL     := -Isrc/lib
 CFLAGS_ALL    = $(WARN) $(OPT) $(SANFLAGS) $(CPPFLAGS_ALL) $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL    = $(PKG_LIBS) -lm -ldl -lpthread $(LDLIBS)
+LINK_PKG_LIBS = $(PKG_LIBS)
+LDLIBS_ALL    = $(LINK_PKG_LIBS) -lm -ldl -lpthread $(LDLIBS)
 
 LIB_SRC    := $(sort $(wildcard src/lib/*/*.c))
 LIB_HDR    := $(sort $(wildcard src/lib/*/*.h))
@@ -59,7 +60,9 @@ DATA       := $(sort $(wildcard data/*.json) $(wildcard data/*.html))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/targets/fuzz_*.c))
 
-LIB_OBJ    := $(LIB_SRC:src/lib/%.c=$(BUILD)/obj/lib/%.o) $(BUILD)/obj/gen/embedded_data.o
+# The library but the compiled catalog (what tools/catalog_gen.c links to write it).
+LIB_OBJ_BASE := $(LIB_SRC:src/lib/%.c=$(BUILD)/obj/lib/%.o) $(BUILD)/obj/gen/embedded_data.o
+LIB_OBJ    := $(LIB_OBJ_BASE) $(BUILD)/obj/gen/catalog_data.o
 CLI_OBJ    := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/targets/fuzz_%.c=%)
@@ -94,6 +97,24 @@ $(BUILD)/obj/gen/embedded_data.o: $(BUILD)/gen/embedded_data.c
 	@$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -Wno-overlength-strings -c -o $@ $<
 
+# The embedded catalog's records, loaded at build time with the library's own loader and
+# written as C initialisers (catalog_compiled_internal.h): no JSON parsing at start-up.
+$(BUILD)/tools/catalog_gen: tools/catalog_gen.c tools/catalog_none.c $(LIB_OBJ_BASE)
+	@mkdir -p $(@D)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -o $@ tools/catalog_gen.c tools/catalog_none.c \
+	    $(LIB_OBJ_BASE) $(LDLIBS_ALL)
+
+$(BUILD)/gen/catalog_data.c: $(BUILD)/tools/catalog_gen
+	@mkdir -p $(@D)
+	@$(call say,GEN,$@)
+	$(Q)$(BUILD)/tools/catalog_gen $@
+
+$(BUILD)/obj/gen/catalog_data.o: $(BUILD)/gen/catalog_data.c
+	@mkdir -p $(@D)
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(INTERNAL) -Wno-overlength-strings -c -o $@ $<
+
 $(BUILD)/obj/lib/%.o: src/lib/%.c $(wildcard include/gpuplan/*.h) $(LIB_HDR) | $(BUILD)/gen/embedded_data.c
 	@mkdir -p $(@D)
 	@$(call say,CC,$@)
@@ -122,6 +143,9 @@ BENCH_SRC   := $(sort $(wildcard tests/bench/bench_*.c))
 BENCH_BIN   := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 WHITE_BOX   := $(UNIT_BIN) $(REPLAY_BIN) $(TOOL_PROGS) $(BENCH_BIN)
 $(BUILD)/gpuplan: $(CLI_OBJ) $(BUILD)/libgpuplan.a
+# The binary does not link libmicrohttpd: `serve` loads it (src/server/mhd.h), so other
+# commands do not pay for loading GnuTLS and its libraries at start-up.
+$(BUILD)/gpuplan: LINK_PKG_LIBS = $(shell pkg-config --libs jansson yaml-0.1 2>/dev/null)
 $(UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuplan.a $(wildcard tests/unit/*.h)
 $(REPLAY_BIN): $(BUILD)/fuzz/replay_%: tests/fuzz/targets/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libgpuplan.a
 $(TOOL_PROGS): $(BUILD)/tools/%: tools/%.c $(BUILD)/libgpuplan.a
@@ -188,7 +212,7 @@ intervals: $(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput
 
 # Each tests/bench/bench_*.c is a program that prints its own figures.
 bench: all $(BENCH_BIN)
-	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+	@for b in $(BENCH_BIN); do echo "== $$b"; BUILD=$(BUILD) $$b || exit 1; done
 	@[ ! -x scripts/bench-extra.sh ] || BUILD=$(BUILD) scripts/bench-extra.sh
 
 # libFuzzer builds always use clang with ASan+UBSan, in their own directory.
@@ -202,13 +226,18 @@ build-fuzz/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA)
 # libFuzzer's main: fuzzer-no-link), then each target links against it.
 FUZZ_LIB_CFLAGS = $(subst -fsanitize=fuzzer$(COMMA),-fsanitize=fuzzer-no-link$(COMMA),$(FUZZ_CFLAGS))
 COMMA := ,
-FUZZ_OBJ := $(LIB_SRC:src/lib/%.c=build-fuzz/obj/lib/%.o) build-fuzz/obj/gen/embedded_data.o
+# No compiled catalog (tools/catalog_none.c): the fuzzers' library parses the embedded JSON.
+FUZZ_OBJ := $(LIB_SRC:src/lib/%.c=build-fuzz/obj/lib/%.o) build-fuzz/obj/gen/embedded_data.o \
+            build-fuzz/obj/tools/catalog_none.o
 .SECONDARY: $(FUZZ_OBJ)
 build-fuzz/obj/lib/%.o: src/lib/%.c $(wildcard include/gpuplan/*.h) $(LIB_HDR)
 	@mkdir -p $(@D)
 	@$(call say,CLANG,$@)
 	$(Q)clang $(FUZZ_LIB_CFLAGS) -c -o $@ $<
 build-fuzz/obj/gen/embedded_data.o: build-fuzz/gen/embedded_data.c
+	@mkdir -p $(@D)
+	$(Q)clang $(FUZZ_LIB_CFLAGS) -c -o $@ $<
+build-fuzz/obj/tools/catalog_none.o: tools/catalog_none.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(Q)clang $(FUZZ_LIB_CFLAGS) -c -o $@ $<
 build-fuzz/fuzz_%: tests/fuzz/targets/fuzz_%.c $(FUZZ_OBJ)

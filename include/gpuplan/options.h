@@ -135,6 +135,16 @@ enum gpuplan_status
 gpuplan_options_init(const struct gpuplan_option *table, void *dest, struct gpuplan_error *err);
 
 /*
+ * Every COUNT (u32/u64 field) and ranged REAL (double field) value of
+ * `src` within its option's range: the one range of each option, for
+ * callers that fill a request struct without the parser (library users).
+ * Errors (GPUPLAN_ERR_USAGE) are the parser's own words.
+ */
+enum gpuplan_status gpuplan_options_check_ranges(const struct gpuplan_option *table,
+                                                 const void *src,
+                                                 struct gpuplan_error *err);
+
+/*
  * The value `opt` holds in `dest` as option text, e.g. "2048", "bf16-mixed",
  * "0.9", "yes" (a FLAG: "yes" or "no"); "" for fields a `parse` writes. Text
  * that gpuplan_option_set reads back to the same value.

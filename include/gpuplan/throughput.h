@@ -58,10 +58,11 @@ const char *gpuplan_bottleneck_name(enum gpuplan_bottleneck bottleneck);
  * "Active" counts scale routed experts by experts_per_token / n_experts.
  */
 struct gpuplan_throughput_profile {
-    double n_params_total;       /* e.g. 8.03e9 */
-    double n_params_active;      /* per token, e.g. 12.9e9 for Mixtral */
-    double linear_params_active; /* matmul weights a token multiplies by, incl. lm_head */
-    double linear_params_total;  /* all matmul weights (what FSDP gathers, what NF4 stores) */
+    double n_params_total;          /* e.g. 8.03e9 */
+    double n_params_active;         /* per token, e.g. 12.9e9 for Mixtral */
+    double linear_params_active;    /* matmul weights a token multiplies by, incl. lm_head */
+    double linear_params_total;     /* all matmul weights (what FSDP gathers, what NF4 stores) */
+    double linear_params_quantised; /* those of the linear roles (what QLoRA dequantises) */
     double linear_active_by_role[GPUPLAN_ROLE_COUNT]; /* active matmul params per role */
     double linear_total_by_role[GPUPLAN_ROLE_COUNT];  /* stored matmul params per role */
     double lora_dims_by_role[GPUPLAN_ROLE_COUNT]; /* sum of (in + out) over active matrices: adapter

@@ -44,9 +44,10 @@
 #ifndef GPUPLAN_CONN_GUARD_H
 #define GPUPLAN_CONN_GUARD_H
 
-#include <microhttpd.h>
 #include <stdint.h>
 #include <sys/socket.h>
+
+#include "mhd.h"
 
 #include "gpuplan/error.h"
 #include "server_log.h"

@@ -40,7 +40,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -64,6 +63,7 @@
 #include "gpuplan/plan.h"
 #include "gpuplan/render.h"
 #include "gpuplan/request.h"
+#include "mhd.h"
 #include "server_lang.h"
 #include "server_log.h"
 #include "work_queue.h"
@@ -1722,7 +1722,9 @@ enum gpuplan_status server_run(const struct server_config *cfg, struct gpuplan_e
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, "", "out of memory");
     }
     struct addrinfo *addr = NULL;
-    enum gpuplan_status status = resolve_listen(cfg->listen, &addr, err);
+    enum gpuplan_status status = server_mhd_load(err);
+    if (status == GPUPLAN_OK)
+        status = resolve_listen(cfg->listen, &addr, err);
     server_langs_load(&srv->langs, cfg->locale_dir, cfg->log);
     if (status == GPUPLAN_OK)
         status = gpuplan_catalog_load(&srv->catalog, cfg->catalog_dir, err);

@@ -13,6 +13,16 @@ export SOURCE_DATE_EPOCH=1764547200
 need_tool curl python3
 need_binary
 
+# The binary loads libmicrohttpd when it serves (src/server/mhd.h), not at every start:
+# other commands do not load GnuTLS and its libraries (issue 19).
+if command -v readelf >/dev/null 2>&1; then
+    if readelf -d "$GPUPLAN" | grep -q 'NEEDED.*libmicrohttpd'; then
+        bad "the binary links libmicrohttpd (serve should dlopen it)"
+    else
+        ok "the binary does not link libmicrohttpd; serve loads it"
+    fi
+fi
+
 # start_server LOG [ARGS...]: run `gpuplan serve --listen 127.0.0.1:0` and
 # set $server_pid and $base from the port it prints.
 start_server() {

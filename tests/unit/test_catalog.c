@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <unistd.h>
 
+#include "catalog/catalog_compiled_internal.h"
 #include "gpuplan/gpuplan.h"
 #include "gpuplan/render.h"
 
@@ -581,9 +582,133 @@ static void test_render_catalog(void **state)
     gpuplan_catalog_free(c);
 }
 
+/* ---- the compiled catalog (catalog_compiled_internal.h) ------------------ */
+
+/* Field `f` of records a and b equal (text fields by content); prints the difference. */
+static bool field_equal(const struct catalog_field *f, const char *a, const char *b, const char *id)
+{
+    if (f->kind == CATALOG_TEXT) {
+        const char *ta, *tb;
+        memcpy(&ta, a + f->offset, sizeof ta);
+        memcpy(&tb, b + f->offset, sizeof tb);
+        if (ta && tb && strcmp(ta, tb) == 0)
+            return true;
+    } else if (memcmp(a + f->offset, b + f->offset, f->size) == 0) {
+        return true;
+    }
+    fprintf(stderr, "compiled catalog: record '%s' field '%s' differs from the JSON's\n", id,
+            f->name);
+    return false;
+}
+
+/* Every field by the writer's table, then every byte but the text pointers. */
+static void assert_records_equal(const struct catalog_struct *s,
+                                 const void *compiled,
+                                 const void *parsed,
+                                 size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *a = (const char *)compiled + i * s->size;
+        const char *b = (const char *)parsed + i * s->size;
+        for (size_t k = 0; k < s->n_fields; k++)
+            assert_true(field_equal(&s->fields[k], a, b, a));
+        char *ca = malloc(s->size), *cb = malloc(s->size);
+        assert_non_null(ca);
+        assert_non_null(cb);
+        memcpy(ca, a, s->size);
+        memcpy(cb, b, s->size);
+        for (size_t k = 0; k < s->n_fields; k++) {
+            if (s->fields[k].kind == CATALOG_TEXT) {
+                memset(ca + s->fields[k].offset, 0, s->fields[k].size);
+                memset(cb + s->fields[k].offset, 0, s->fields[k].size);
+            }
+        }
+        assert_memory_equal(ca, cb, s->size);
+        free(ca);
+        free(cb);
+    }
+}
+
+/*
+ * The catalog compiled at build time (tools/catalog_gen.c) is the one the
+ * JSON files load into, record by record and field by field, in the same
+ * order; the writer's tables cover every field of the structs (a field
+ * added to a struct and not to catalog_fields.c fails here and stops the
+ * generator); `--catalog DIR` still merges parsed records over it.
+ */
+static void test_compiled_catalog_is_the_json(void **state)
+{
+    (void)state;
+    const struct catalog_struct *structs[] = {
+        &gpuplan_catalog_platform_struct, &gpuplan_catalog_part_struct, &gpuplan_catalog_gpu_struct,
+        &gpuplan_catalog_cloud_rate_struct, &gpuplan_catalog_model_struct
+    };
+    for (size_t i = 0; i < sizeof structs / sizeof structs[0]; i++) {
+        char msg[256] = "";
+        const bool covered = gpuplan_catalog_fields_check(structs[i], msg, sizeof msg);
+        if (!covered)
+            fprintf(stderr, "%s\n", msg);
+        assert_true(covered);
+    }
+    /* the check finds a field missing from a table */
+    struct catalog_field fewer[64];
+    struct catalog_struct cut = gpuplan_catalog_gpu_struct;
+    assert_true(cut.n_fields <= 64);
+    memcpy(fewer, cut.fields, cut.n_fields * sizeof fewer[0]);
+    memmove(&fewer[3], &fewer[4], (cut.n_fields - 4) * sizeof fewer[0]);
+    cut.fields = fewer;
+    cut.n_fields--;
+    char msg[256] = "";
+    assert_false(gpuplan_catalog_fields_check(&cut, msg, sizeof msg));
+    assert_non_null(strstr(msg, "catalog_fields.c"));
+    cut.n_fields--; /* the last field gone */
+    memcpy(fewer, gpuplan_catalog_gpu_struct.fields, cut.n_fields * sizeof fewer[0]);
+    assert_false(gpuplan_catalog_fields_check(&cut, msg, sizeof msg));
+
+    const struct gpuplan_compiled_catalog *cc = &gpuplan_compiled_catalog;
+    assert_true(cc->present);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    struct gpuplan_catalog *json = NULL, *loaded = NULL;
+    assert_int_equal(gpuplan_catalog_load_json(&json, NULL, 0, &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_catalog_load(&loaded, NULL, &err), GPUPLAN_OK);
+    assert_int_equal(cc->n_platforms, gpuplan_catalog_n_platforms(json));
+    assert_int_equal(cc->n_parts, gpuplan_catalog_n_parts(json));
+    assert_int_equal(cc->n_gpus, gpuplan_catalog_n_gpus(json));
+    assert_int_equal(cc->n_models, gpuplan_catalog_n_models(json));
+    assert_true(cc->n_gpus > 0 && cc->n_platforms > 0 && cc->n_models > 0);
+    assert_records_equal(&gpuplan_catalog_platform_struct, cc->platforms,
+                         gpuplan_catalog_platform_at(json, 0), cc->n_platforms);
+    assert_true(cc->n_parts > 0);
+    assert_records_equal(&gpuplan_catalog_part_struct, cc->parts, gpuplan_catalog_part_at(json, 0),
+                         cc->n_parts);
+    assert_records_equal(&gpuplan_catalog_gpu_struct, cc->gpus, gpuplan_catalog_gpu_at(json, 0),
+                         cc->n_gpus);
+    /* the compiled models' text is in a side table (the records hold no pointer) */
+    struct gpuplan_catalog_model *models = calloc(cc->n_models, sizeof *models);
+    assert_non_null(models);
+    memcpy(models, cc->models, cc->n_models * sizeof *models);
+    for (size_t i = 0; i < cc->n_models; i++) {
+        assert_null(models[i].config_json);
+        models[i].config_json = cc->model_configs[i];
+    }
+    assert_records_equal(&gpuplan_catalog_model_struct, models, gpuplan_catalog_model_at(json, 0),
+                         cc->n_models);
+    free(models);
+    assert_records_equal(&gpuplan_catalog_model_struct, gpuplan_catalog_model_at(loaded, 0),
+                         gpuplan_catalog_model_at(json, 0), cc->n_models);
+    /* what a process loads is the compiled copy, with the same date */
+    assert_records_equal(&gpuplan_catalog_gpu_struct, gpuplan_catalog_gpu_at(loaded, 0),
+                         gpuplan_catalog_gpu_at(json, 0), cc->n_gpus);
+    assert_string_equal(gpuplan_catalog_date(loaded), gpuplan_catalog_date(json));
+    gpuplan_catalog_free(json);
+    gpuplan_catalog_free(loaded);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compiled_catalog_is_the_json),
         cmocka_unit_test(test_every_price_is_sourced_and_dated),
         cmocka_unit_test(test_issue14_fixes),
         cmocka_unit_test(test_required_ids_present),

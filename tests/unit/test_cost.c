@@ -164,6 +164,18 @@ static void test_bad_inputs(void **state)
     assert_int_equal(gpuplan_cost_inputs_set(&in, GPUPLAN_COST_HOURS_PER_DAY, 25, &err),
                      GPUPLAN_ERR_USAGE);
     assert_non_null(strstr(err.message, "hours-per-day"));
+    /* zero hours a day: no hour of use to charge the month to (was $0.00 per used hour) */
+    assert_int_equal(gpuplan_cost_inputs_set(&in, GPUPLAN_COST_HOURS_PER_DAY, 0, &err),
+                     GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.message, "more than 0"));
+    assert_int_equal(gpuplan_cost_inputs_set(&in, GPUPLAN_COST_HOURS_PER_DAY, 0.5, &err),
+                     GPUPLAN_OK);
+    assert_int_equal(gpuplan_tco_compute(&in, &t, &err), GPUPLAN_OK);
+    assert_true(t.own_per_used_gpu_hour_usd > 0.0);
+    in.v[GPUPLAN_COST_HOURS_PER_DAY].value = 0.0; /* past the setter: the compute refuses it */
+    assert_int_equal(gpuplan_tco_compute(&in, &t, &err), GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.message, "hours-per-day"));
+    assert_int_equal(gpuplan_cost_inputs_init(&in, &g, 2, NULL, &err), GPUPLAN_OK);
     assert_int_equal(gpuplan_cost_inputs_set(&in, GPUPLAN_COST_YEARS, NAN, &err),
                      GPUPLAN_ERR_USAGE);
     assert_int_equal(gpuplan_cost_inputs_set(&in, GPUPLAN_COST_POWER_PRICE, -1, &err),

@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "estimate/memory_internal.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/gpuplan.h"
 
@@ -792,9 +793,107 @@ static void test_extreme_options_saturate(void **state)
     gpuplan_model_release(&m);
 }
 
+/*
+ * The planner's split of the estimate (memory_internal.h): the GPU-free
+ * terms, finished on a GPU, are gpuplan_memory_eval() field by field; the
+ * finish without breakdown fills the total, host RAM and verdict alike;
+ * one set of terms finished on two GPUs is each GPU's own estimate.
+ */
+static void test_terms_split_is_the_estimate(void **state)
+{
+    (void)state;
+    static const char *const jobs[] = {
+        "method=full precision=bf16-mixed",
+        "method=full precision=bf16-mixed sharding=fsdp gpu=h100-sxm:8",
+        "method=lora precision=fp8-mixed sharding=zero3 offload=optimizer+params gpu=h100-sxm:4",
+        "method=qlora micro-batch=4 seq-len=4096",
+        "method=full optimizer=paged-adamw precision=bf16 grad-ckpt=full",
+        "method=lora optimizer=paged-adamw-8bit sharding=fsdp-hybrid gpu=h100-sxm:8 nodes=2",
+        "method=full act-offload=yes keep-outputs=yes chunked-ce=yes",
+    };
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_gpu big, small;
+    memset(&big, 0, sizeof big);
+    big.cc_major = 9;
+    big.memory_bytes = 141ULL * GPUPLAN_BYTES_PER_GB;
+    small = big;
+    small.cc_major = 8;
+    small.memory_bytes = 24ULL * GPUPLAN_BYTES_PER_GB;
+    const struct gpuplan_gpu *gpus[] = { &big, &small, NULL };
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        struct gpuplan_job given, job;
+        job_of(&given, jobs[i]);
+        gpuplan_job_resolve(&given, &job);
+        struct gpuplan_memory_profile p;
+        struct gpuplan_error err;
+        gpuplan_error_init(&err);
+        assert_int_equal(
+            gpuplan_memory_profile_build(&p, &m, job.lora_target_roles, job.lora_rank, &err),
+            GPUPLAN_OK);
+        struct gpuplan_memory_terms terms;
+        gpuplan_memory_terms_eval(&p, &job, &terms);
+        for (size_t g = 0; g < sizeof gpus / sizeof gpus[0]; g++) {
+            struct gpuplan_memory_estimate want, full, lean;
+            gpuplan_memory_eval(&p, &given, gpus[g], &want);
+            gpuplan_memory_terms_finish(&terms, gpus[g], true, &full);
+            gpuplan_memory_terms_finish(&terms, gpus[g], false, &lean);
+            assert_memory_equal(&want.per_gpu, &full.per_gpu, sizeof want.per_gpu);
+            assert_int_equal(want.host_ram_bytes, full.host_ram_bytes);
+            assert_int_equal(want.n_gpus, full.n_gpus);
+            assert_int_equal(want.dp_degree, full.dp_degree);
+            assert_int_equal(want.shard_degree, full.shard_degree);
+            assert_int_equal(want.has_gpu, full.has_gpu);
+            assert_int_equal(want.gpu_usable_bytes, full.gpu_usable_bytes);
+            assert_int_equal(want.fits, full.fits);
+            assert_int_equal(want.headroom_bytes, full.headroom_bytes);
+            assert_int_equal(want.per_gpu.device_total_bytes, lean.per_gpu.device_total_bytes);
+            assert_int_equal(want.host_ram_bytes, lean.host_ram_bytes);
+            assert_int_equal(want.fits, lean.fits);
+            assert_int_equal(want.headroom_bytes, lean.headroom_bytes);
+            assert_int_equal(want.gpu_usable_bytes, lean.gpu_usable_bytes);
+            assert_int_equal(lean.per_gpu.weights_bytes, 0); /* no breakdown */
+        }
+    }
+    gpuplan_model_release(&m);
+}
+
+/*
+ * Layouts that do not divide are usage errors with a hint (exit 2 in the
+ * CLI): --tp that does not divide the heads, --ep on a training job (the
+ * training model has no expert parallelism), --pp past the layers.
+ */
+static void test_parallel_sizes_that_do_not_divide(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_memory_report *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    static const char *const bad[] = { "gpu=h100-sxm:3 tp=3", "gpu=h100-sxm:6 tp=3",
+                                       "gpu=h100-sxm:2 ep=2", "gpu=h100-sxm:8 nodes=8 pp=64" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct gpuplan_job job;
+        job_of(&job, bad[i]);
+        struct gpuplan_error err;
+        gpuplan_error_init(&err);
+        assert_int_equal(gpuplan_estimate_memory(&m, &job, NULL, r, &err), GPUPLAN_ERR_USAGE);
+        assert_true(err.hint[0] != '\0');
+    }
+    struct gpuplan_job job;
+    job_of(&job, "gpu=h100-sxm:8 tp=4");
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, NULL, r, &err), GPUPLAN_OK);
+    free(r);
+    gpuplan_model_release(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parallel_sizes_that_do_not_divide),
+        cmocka_unit_test(test_terms_split_is_the_estimate),
         cmocka_unit_test(test_full_mixed_adamw_states),
         cmocka_unit_test(test_amp_bf16_fsdp),
         cmocka_unit_test(test_qlora_metadata_placement),

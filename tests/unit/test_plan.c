@@ -12,6 +12,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
+#include "gpuplan/options.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/render.h"
 #include "gpuplan/units.h"
@@ -304,6 +305,50 @@ static void test_bad_requests(void **state)
     req.top_k = 0;
     assert_int_equal(gpuplan_plan_run(&model, catalog, &req, r, &err), GPUPLAN_ERR_USAGE);
     assert_non_null(strstr(err.message, "'--top'"));
+
+    /* One range per option, the option table's: the planner says what the parser says. */
+    const struct gpuplan_option *top = gpuplan_options_find(gpuplan_plan_options, "top");
+    assert_non_null(top);
+    assert_int_equal(top->count_max, GPUPLAN_PLAN_MAX_TOP);
+    struct gpuplan_plan_request parsed;
+    gpuplan_plan_request_init(&parsed);
+    struct gpuplan_error parse_err;
+    gpuplan_error_init(&parse_err);
+    assert_int_equal(gpuplan_options_set(gpuplan_plan_options, &parsed, "top", "17", &parse_err),
+                     GPUPLAN_ERR_USAGE);
+    gpuplan_plan_request_init(&req);
+    req.top_k = GPUPLAN_PLAN_MAX_TOP + 1;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_plan_run(&model, catalog, &req, r, &err), GPUPLAN_ERR_USAGE);
+    assert_string_equal(err.message, parse_err.message);
+    static const struct {
+        const char *name, *value;
+    } out_of_range[] = { { "max-gpus", "0" },     { "max-gpus", "4097" },
+                         { "headroom", "0.995" }, { "deadline-hours", "-1" },
+                         { "budget", "-5" },      { "ttft-ms", "-1" } };
+    for (size_t i = 0; i < sizeof out_of_range / sizeof out_of_range[0]; i++) {
+        gpuplan_plan_request_init(&req);
+        const struct gpuplan_option *o =
+            gpuplan_options_find(gpuplan_plan_options, out_of_range[i].name);
+        assert_non_null(o);
+        /* write the value as the parser would have, without its check */
+        char *field = (char *)&req + o->offset;
+        if (o->field == GPUPLAN_FIELD_U32) {
+            const uint32_t v = (uint32_t)strtoul(out_of_range[i].value, NULL, 10);
+            memcpy(field, &v, sizeof v);
+        } else {
+            const double v = strtod(out_of_range[i].value, NULL);
+            memcpy(field, &v, sizeof v);
+        }
+        gpuplan_error_init(&err);
+        assert_int_equal(gpuplan_plan_run(&model, catalog, &req, r, &err), GPUPLAN_ERR_USAGE);
+        assert_non_null(strstr(err.message, out_of_range[i].name));
+        gpuplan_plan_request_init(&parsed);
+        gpuplan_error_init(&parse_err);
+        assert_int_equal(gpuplan_options_set(gpuplan_plan_options, &parsed, out_of_range[i].name,
+                                             out_of_range[i].value, &parse_err),
+                         GPUPLAN_ERR_USAGE);
+    }
 
     gpuplan_plan_request_init(&req);
     req.deadline_hours = 5;

@@ -185,9 +185,25 @@ static void test_bad_requests(void **state)
     gpuplan_serving_request_init(&req);
     gpuplan_error_init(&err);
     assert_int_equal(gpuplan_serving_memory(&p, &req, NULL, &m, &err), GPUPLAN_ERR_USAGE);
+    req.tp = 2;
     req.ep = 2; /* a dense model has no experts to split */
     assert_int_equal(gpuplan_serving_memory(&p, &req, gpu("h100-sxm"), &m, &err),
                      GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.message, "routed experts"));
+    /* the expert-parallel group is the TP ranks of a stage: ep must divide tp */
+    struct gpuplan_serving_profile moe;
+    profile_of("mixtral-8x7b", &moe);
+    gpuplan_serving_request_init(&req);
+    req.tp = 2;
+    req.ep = 4;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_serving_memory(&moe, &req, gpu("h100-sxm"), &m, &err),
+                     GPUPLAN_ERR_USAGE);
+    assert_string_equal(err.where, "ep");
+    assert_non_null(strstr(err.message, "tensor parallel size 2"));
+    req.tp = 4;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_serving_memory(&moe, &req, gpu("h100-sxm"), &m, &err), GPUPLAN_OK);
 }
 
 /* ---- weights as loaded -------------------------------------------------------------- */

@@ -4,8 +4,11 @@
  */
 #include "test_common.h"
 
+#include <math.h>
+
 #include "gpuplan/gpuplan.h"
 #include "gpuplan/messages.h"
+#include "gpuplan/units.h"
 #include "util/i18n_internal.h"
 #include "util/suggest_internal.h"
 #include "util/utf8_internal.h"
@@ -312,9 +315,52 @@ static void test_messages(void **state)
     assert_int_equal(gpuplan_messages_load("/nonexistent/gpuplan.mo", &m, &err), GPUPLAN_ERR_IO);
 }
 
+/*
+ * gpuplan_bytes_from_double rounds as llround() did (ties away from zero)
+ * without the libm call: every half-way and next-to-half-way value, the
+ * doubles around 2^52 and 2^53, and the saturations.
+ */
+static void test_bytes_from_double_is_llround(void **state)
+{
+    (void)state;
+    const double cases[] = { 0.5,
+                             1.5,
+                             2.5,
+                             0.49999999999999994,
+                             1.4999999999999998,
+                             3.0000000000000004,
+                             1e6 + 0.5,
+                             4503599627370495.5, /* 2^52 - 0.5 */
+                             4503599627370496.0, /* 2^52 */
+                             9007199254740993.0, /* 2^53 + 1: rounds to 2^53 as a double */
+                             1.2345678901234567e17,
+                             9.0e18,
+                             80.0 * 1073741824.0 * 1.1 };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const double v = cases[i];
+        assert_int_equal(gpuplan_bytes_from_double(v), (uint64_t)llround(v));
+        assert_int_equal(gpuplan_bytes_from_double(nextafter(v, 0.0)),
+                         (uint64_t)llround(nextafter(v, 0.0)));
+        assert_int_equal(gpuplan_bytes_from_double(nextafter(v, INFINITY)),
+                         (uint64_t)llround(nextafter(v, INFINITY)));
+    }
+    /* a pseudo-random sweep over 1 .. 2^60 */
+    uint64_t x = 88172645463325252ULL;
+    for (int i = 0; i < 100000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const double v = (double)(x >> 4) / (double)(1ULL << (x % 60));
+        assert_int_equal(gpuplan_bytes_from_double(v), (uint64_t)llround(v));
+    }
+    assert_int_equal(gpuplan_bytes_from_double(0.0), 0);
+    assert_int_equal(gpuplan_bytes_from_double(-3.0), 0);
+    assert_int_equal(gpuplan_bytes_from_double(NAN), 0);
+    assert_int_equal(gpuplan_bytes_from_double(1e30), UINT64_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bytes_from_double_is_llround),
         cmocka_unit_test(test_error_set_and_names),
         cmocka_unit_test(test_buf_limit_is_sticky),
         cmocka_unit_test(test_parse_bytes),

@@ -2,9 +2,10 @@
  * catalog.c - GPUs, server platforms and curated models (see catalog.h).
  *
  * Loads data/platforms.json, data/parts.json, data/gpus.json and
- * data/models.json as compiled into the binary, then the same files from a
- * user's `--catalog DIR`, in that order, so a GPU's `platforms` can name a
- * platform the same directory adds.
+ * data/models.json as compiled into the binary (their records, parsed at
+ * build time by this loader: catalog_compiled_internal.h), then the same
+ * files from a user's `--catalog DIR`, in that order, so a GPU's
+ * `platforms` can name a platform the same directory adds.
  * Every record is validated strictly: required fields, types, ranges, known
  * enum words, dates, unique ids, and no unknown keys (a typo in a user's file
  * is an error, not a silently ignored field). Errors name the file and the
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "catalog/catalog_compiled_internal.h"
 #include "catalog/embedded_data_internal.h"
 #include "gpuplan/units.h"
 #include "util/json_internal.h"
@@ -1100,10 +1102,65 @@ static int kind_of_file(const char *name)
 static const enum record_kind load_order[KIND_COUNT] = { KIND_PLATFORMS, KIND_PARTS, KIND_GPUS,
                                                          KIND_MODELS };
 
-enum gpuplan_status gpuplan_catalog_load_buffers(struct gpuplan_catalog **out,
-                                                 const struct gpuplan_catalog_file *files,
-                                                 size_t n_files,
-                                                 struct gpuplan_error *err)
+/*
+ * The compiled records of `kind` (catalog_compiled_internal.h) into an empty catalog: copies of
+ * the read-only structs, the models' config text borrowed (model_configs NULL: not owned).
+ */
+static enum gpuplan_status copy_compiled(struct gpuplan_catalog *c, enum record_kind kind)
+{
+    const struct gpuplan_compiled_catalog *cc = &gpuplan_compiled_catalog;
+    void *items = NULL;
+    bool ok = true;
+    if (kind == KIND_PLATFORMS && cc->n_platforms) {
+        items = c->platforms;
+        ok = grow(&items, &c->cap_platforms, cc->n_platforms, sizeof *c->platforms);
+        c->platforms = items;
+        if (ok) {
+            memcpy(c->platforms, cc->platforms, cc->n_platforms * sizeof *c->platforms);
+            c->n_platforms = cc->n_platforms;
+        }
+    } else if (kind == KIND_PARTS && cc->n_parts) {
+        items = c->parts;
+        ok = grow(&items, &c->cap_parts, cc->n_parts, sizeof *c->parts);
+        c->parts = items;
+        if (ok) {
+            memcpy(c->parts, cc->parts, cc->n_parts * sizeof *c->parts);
+            c->n_parts = cc->n_parts;
+        }
+    } else if (kind == KIND_GPUS && cc->n_gpus) {
+        items = c->gpus;
+        ok = grow(&items, &c->cap_gpus, cc->n_gpus, sizeof *c->gpus);
+        c->gpus = items;
+        if (ok) {
+            memcpy(c->gpus, cc->gpus, cc->n_gpus * sizeof *c->gpus);
+            c->n_gpus = cc->n_gpus;
+        }
+    } else if (kind == KIND_MODELS && cc->n_models) {
+        size_t cap_configs = c->cap_models;
+        void *configs = c->model_configs;
+        items = c->models;
+        ok = grow(&items, &c->cap_models, cc->n_models, sizeof *c->models) &&
+             grow(&configs, &cap_configs, cc->n_models, sizeof(char *));
+        c->models = items;
+        c->model_configs = configs;
+        ok = ok && cap_configs == c->cap_models;
+        if (ok) {
+            memcpy(c->models, cc->models, cc->n_models * sizeof *c->models);
+            for (size_t i = 0; i < cc->n_models; i++) {
+                c->model_configs[i] = NULL;
+                c->models[i].config_json = cc->model_configs[i];
+            }
+            c->n_models = cc->n_models;
+        }
+    }
+    return ok ? GPUPLAN_OK : GPUPLAN_ERR_NOMEM;
+}
+
+static enum gpuplan_status load_buffers(struct gpuplan_catalog **out,
+                                        const struct gpuplan_catalog_file *files,
+                                        size_t n_files,
+                                        bool use_compiled,
+                                        struct gpuplan_error *err)
 {
     enum gpuplan_status st = GPUPLAN_OK;
     struct gpuplan_catalog *c = calloc(1, sizeof *c);
@@ -1120,15 +1177,22 @@ enum gpuplan_status gpuplan_catalog_load_buffers(struct gpuplan_catalog **out,
     }
     for (int k = 0; k < KIND_COUNT; k++) {
         const enum record_kind kind = load_order[k];
-        const struct gpuplan_embedded_file *embedded = gpuplan_embedded_find(kind_files[kind]);
-        if (!embedded) {
-            st = gpuplan_error_set(err, GPUPLAN_ERR_INTERNAL, kind_files[kind],
-                                   "embedded catalog file '%s' is missing", kind_files[kind]);
-            goto out;
+        if (use_compiled) {
+            if ((st = copy_compiled(c, kind)) != GPUPLAN_OK) {
+                st = gpuplan_error_set(err, st, NULL, "out of memory loading the catalog");
+                goto out;
+            }
+        } else {
+            const struct gpuplan_embedded_file *embedded = gpuplan_embedded_find(kind_files[kind]);
+            if (!embedded) {
+                st = gpuplan_error_set(err, GPUPLAN_ERR_INTERNAL, kind_files[kind],
+                                       "embedded catalog file '%s' is missing", kind_files[kind]);
+                goto out;
+            }
+            st = merge_buffer(c, kind, kind_files[kind], embedded->bytes, embedded->len, err);
+            if (st != GPUPLAN_OK)
+                goto out;
         }
-        st = merge_buffer(c, kind, kind_files[kind], embedded->bytes, embedded->len, err);
-        if (st != GPUPLAN_OK)
-            goto out;
         for (size_t f = 0; f < n_files; f++) {
             if (kind_of_file(files[f].name) != (int)kind)
                 continue;
@@ -1146,6 +1210,22 @@ out:
     }
     *out = c;
     return GPUPLAN_OK;
+}
+
+enum gpuplan_status gpuplan_catalog_load_buffers(struct gpuplan_catalog **out,
+                                                 const struct gpuplan_catalog_file *files,
+                                                 size_t n_files,
+                                                 struct gpuplan_error *err)
+{
+    return load_buffers(out, files, n_files, gpuplan_compiled_catalog.present, err);
+}
+
+enum gpuplan_status gpuplan_catalog_load_json(struct gpuplan_catalog **out,
+                                              const struct gpuplan_catalog_file *files,
+                                              size_t n_files,
+                                              struct gpuplan_error *err)
+{
+    return load_buffers(out, files, n_files, false, err);
 }
 
 /* ---- reading a user's directory ------------------------------------------ */

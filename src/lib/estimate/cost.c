@@ -45,11 +45,15 @@
 #define ASSUME_YEARS                  3 /* years */
 #define ASSUME_HOURS_PER_DAY          8 /* hours */
 
-/* Each input's unit, JSON key (units in the name) and the range gpuplan_cost_inputs_set allows. */
+/*
+ * Each input's unit, JSON key (units in the name) and the range gpuplan_cost_inputs_set and
+ * gpuplan_tco_compute allow: min..max, or above min when min_open.
+ */
 static const struct {
     const char *unit;
     const char *key;
     double min, max;
+    bool min_open;
 } input_table[GPUPLAN_COST_INPUT_COUNT] = {
     [GPUPLAN_COST_GPU_PRICE] = { GPUPLAN_N_("USD/GPU"), "gpu_price_usd", 0, 1e7 },
     [GPUPLAN_COST_PLATFORM_PRICE] = { GPUPLAN_N_("USD/server"), "platform_price_usd", 0, 1e8 },
@@ -69,7 +73,8 @@ static const struct {
     [GPUPLAN_COST_COLOCATION] = { GPUPLAN_N_("USD/server/year"), "colocation_usd_per_year", 0,
                                   1e7 },
     [GPUPLAN_COST_YEARS] = { GPUPLAN_N_("years"), "years", 1, GPUPLAN_TCO_MAX_YEARS },
-    [GPUPLAN_COST_HOURS_PER_DAY] = { GPUPLAN_N_("h/day"), "hours_per_day", 0, 24 },
+    /* above 0: the own cost per hour of use is the month's own cost over the hours used */
+    [GPUPLAN_COST_HOURS_PER_DAY] = { GPUPLAN_N_("h/day"), "hours_per_day", 0, 24, true },
     [GPUPLAN_COST_CLOUD_PRICE] = { GPUPLAN_N_("USD/GPU-hour"), "cloud_usd_per_gpu_hour", 0, 1e4 },
 };
 
@@ -474,6 +479,14 @@ void gpuplan_capex_compute(const struct gpuplan_cost_inputs *in, struct gpuplan_
                network);
 }
 
+/* `value` within input's range (input_table). */
+static bool in_range(enum gpuplan_cost_input input, double value)
+{
+    const double lo = input_table[input].min, hi = input_table[input].max;
+    return isfinite(value) && value >= lo && value <= hi &&
+           !(input_table[input].min_open && value <= lo);
+}
+
 enum gpuplan_status gpuplan_cost_inputs_set(struct gpuplan_cost_inputs *in,
                                             enum gpuplan_cost_input input,
                                             double value,
@@ -483,9 +496,16 @@ enum gpuplan_status gpuplan_cost_inputs_set(struct gpuplan_cost_inputs *in,
         return gpuplan_error_set(err, GPUPLAN_ERR_INTERNAL, NULL, "unknown cost input %d",
                                  (int)input);
     const double lo = input_table[input].min, hi = input_table[input].max;
-    if (!isfinite(value) || value < lo || value > hi) {
-        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'--%s' is %g; must be in %g..%g %s",
-                          gpuplan_cost_options[input].name, value, lo, hi, input_table[input].unit);
+    if (!in_range(input, value)) {
+        if (input_table[input].min_open)
+            gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                              "'--%s' is %g; must be more than %g and at most %g %s",
+                              gpuplan_cost_options[input].name, value, lo, hi,
+                              input_table[input].unit);
+        else
+            gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'--%s' is %g; must be in %g..%g %s",
+                              gpuplan_cost_options[input].name, value, lo, hi,
+                              input_table[input].unit);
         return GPUPLAN_ERR_USAGE;
     }
     put(in, input, value, GPUPLAN_COST_FROM_USER, "user");
@@ -509,11 +529,16 @@ enum gpuplan_status gpuplan_tco_compute(const struct gpuplan_cost_inputs *in,
     memset(out, 0, sizeof *out);
     for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++) {
         const double v = in->v[i].value;
-        if (!isfinite(v) || v < input_table[i].min || v > input_table[i].max)
+        if (in_range((enum gpuplan_cost_input)i, v))
+            continue;
+        if (input_table[i].min_open)
             return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
-                                     "'%s' is %g; must be in %g..%g %s",
+                                     "'%s' is %g; must be more than %g and at most %g %s",
                                      gpuplan_cost_options[i].name, v, input_table[i].min,
                                      input_table[i].max, input_table[i].unit);
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "'%s' is %g; must be in %g..%g %s",
+                                 gpuplan_cost_options[i].name, v, input_table[i].min,
+                                 input_table[i].max, input_table[i].unit);
     }
     if (!(in->v[GPUPLAN_COST_GPU_PRICE].value > 0)) {
         gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL, "no purchase price for GPU '%s'",

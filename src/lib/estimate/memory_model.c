@@ -30,6 +30,7 @@
 
 #include "estimate/device_internal.h"
 #include "estimate/job_internal.h"
+#include "estimate/memory_internal.h"
 #include "estimate/serving_internal.h"
 #include "gpuplan/units.h"
 
@@ -1256,20 +1257,20 @@ static double usable_bytes(const struct gpuplan_gpu *gpu)
  * on an 80 GB A100, where its 54 GB of fp32 states fit and stay resident
  * but are not counted. Returns the managed bytes resident on the GPU.
  */
-static double paged_resident(const struct gpuplan_job *job,
+static double paged_resident(const struct gpuplan_memory_terms *t,
                              const struct gpuplan_gpu *gpu,
-                             const struct states *s,
                              double allocated,
                              uint64_t n_gpus,
                              struct categories *c)
 {
-    const double paged = s->host; /* with --offload none the host holds only the paged states */
+    const double paged = t->paged_host; /* with --offload none the host holds only the paged
+                                           states */
     const double others =
         allocated * (1.0 + ALLOCATOR_SLACK) + cuda_context_bytes(gpu) + nccl_bytes(n_gpus);
-    if (job->offload != GPUPLAN_OFFLOAD_NONE || others + paged > usable_bytes(gpu))
+    if (t->offload || others + paged > usable_bytes(gpu))
         return 0.0;
     c->optim += paged; /* shown with the optimizer; not part of allocated/reserved */
-    c->host -= paged * (double)job->gpus_per_node;
+    c->host -= paged * (double)t->gpus_per_node;
     if (c->host < 0.0)
         c->host = 0.0;
     return paged;
@@ -1293,29 +1294,81 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
 {
     struct gpuplan_job job;
     gpuplan_job_resolve(job_in, &job);
-    memset(out, 0, sizeof *out);
-    const struct degrees d = degrees_of(&job);
-    out->n_gpus = (uint32_t)(d.n_gpus > UINT32_MAX ? UINT32_MAX : d.n_gpus);
-    out->dp_degree = (uint32_t)(d.dp > UINT32_MAX ? UINT32_MAX : d.dp);
-    out->shard_degree = (uint32_t)(d.shard > UINT32_MAX ? UINT32_MAX : d.shard);
+    gpuplan_memory_eval_resolved(profile, &job, gpu, out);
+}
 
-    if (job.method == GPUPLAN_METHOD_INFER)
+/*
+ * Everything above that does not depend on the GPU: the degrees, the
+ * categories, the step's peak allocation and the paged optimizer states
+ * (memory_internal.h).
+ */
+void gpuplan_memory_terms_eval(const struct gpuplan_memory_profile *profile,
+                               const struct gpuplan_job *job,
+                               struct gpuplan_memory_terms *t)
+{
+    memset(t, 0, sizeof *t);
+    const struct degrees d = degrees_of(job);
+    t->n_gpus = d.n_gpus;
+    t->dp = d.dp;
+    t->shard = d.shard;
+    t->infer = job->method == GPUPLAN_METHOD_INFER;
+    if (t->infer)
         return; /* serving is the engines' accounting (serving_estimate.c), not this profile's */
     struct categories c;
     memset(&c, 0, sizeof c);
-    double managed = 0.0;
-    const struct states s = model_states(profile, &job, (double)d.shard, (double)d.mp);
+    const struct states s = model_states(profile, job, (double)d.shard, (double)d.mp);
     struct act_peak ap;
     memset(&ap, 0, sizeof ap);
-    const double act = training_activations(profile, &job, &ap);
-    training_categories(profile, &job, &s, act, &c);
-    const double allocated = training_peak(&job, &s, &ap, &c); /* the moments, not the sum */
-    if (is_paged(job.optimizer) && gpu)
-        managed = paged_resident(&job, gpu, &s, allocated, d.n_gpus, &c);
+    const double act = training_activations(profile, job, &ap);
+    training_categories(profile, job, &s, act, &c);
+    t->allocated = training_peak(job, &s, &ap, &c); /* the moments, not the sum */
+    t->weights = c.weights;
+    t->grads = c.grads;
+    t->optim = c.optim;
+    t->act = c.act;
+    t->adapters = c.adapters;
+    t->kv = c.kv;
+    t->overhead = c.overhead;
+    t->host = c.host;
+    t->paged = is_paged(job->optimizer);
+    t->paged_host = s.host;
+    t->offload = job->offload != GPUPLAN_OFFLOAD_NONE;
+    t->gpus_per_node = job->gpus_per_node;
+}
+
+void gpuplan_memory_terms_finish(const struct gpuplan_memory_terms *t,
+                                 const struct gpuplan_gpu *gpu,
+                                 bool breakdown,
+                                 struct gpuplan_memory_estimate *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n_gpus = (uint32_t)(t->n_gpus > UINT32_MAX ? UINT32_MAX : t->n_gpus);
+    out->dp_degree = (uint32_t)(t->dp > UINT32_MAX ? UINT32_MAX : t->dp);
+    out->shard_degree = (uint32_t)(t->shard > UINT32_MAX ? UINT32_MAX : t->shard);
+    if (t->infer)
+        return;
+    struct categories c = { .weights = t->weights,
+                            .grads = t->grads,
+                            .optim = t->optim,
+                            .act = t->act,
+                            .adapters = t->adapters,
+                            .kv = t->kv,
+                            .overhead = t->overhead,
+                            .host = t->host };
+    double managed = 0.0;
+    const double allocated = t->allocated;
+    if (t->paged && gpu)
+        managed = paged_resident(t, gpu, allocated, t->n_gpus, &c);
     const double reserved = allocated * (1.0 + ALLOCATOR_SLACK);
     const double context = cuda_context_bytes(gpu);
-    const double nccl = nccl_bytes(d.n_gpus);
+    const double nccl = nccl_bytes(t->n_gpus);
     struct gpuplan_memory_per_gpu *g = &out->per_gpu;
+    g->device_total_bytes = gpuplan_bytes_from_double(reserved + context + nccl + managed);
+    out->host_ram_bytes = gpuplan_bytes_from_double(c.host);
+    if (gpu)
+        verdict(gpu, out);
+    if (!breakdown)
+        return;
     g->weights_bytes = gpuplan_bytes_from_double(c.weights);
     g->gradients_bytes = gpuplan_bytes_from_double(c.grads);
     g->optimizer_bytes = gpuplan_bytes_from_double(c.optim);
@@ -1326,11 +1379,17 @@ void gpuplan_memory_eval(const struct gpuplan_memory_profile *profile,
     g->peak_allocated_bytes = gpuplan_bytes_from_double(allocated);
     g->peak_reserved_bytes = gpuplan_bytes_from_double(reserved);
     g->cuda_context_bytes = gpuplan_bytes_from_double(context);
-    g->device_total_bytes = gpuplan_bytes_from_double(reserved + context + nccl + managed);
     g->managed_bytes = gpuplan_bytes_from_double(managed);
-    out->host_ram_bytes = gpuplan_bytes_from_double(c.host);
-    if (gpu)
-        verdict(gpu, out);
+}
+
+void gpuplan_memory_eval_resolved(const struct gpuplan_memory_profile *profile,
+                                  const struct gpuplan_job *job,
+                                  const struct gpuplan_gpu *gpu,
+                                  struct gpuplan_memory_estimate *out)
+{
+    struct gpuplan_memory_terms t;
+    gpuplan_memory_terms_eval(profile, job, &t);
+    gpuplan_memory_terms_finish(&t, gpu, true, out);
 }
 
 /* ---- suggestions -------------------------------------------------------- */
@@ -1458,10 +1517,21 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
         gpuplan_error_hint(err, "pick --tp and --pp whose product divides the GPU count");
         goto out;
     }
+    /* Megatron-style tensor parallelism splits the attention heads evenly over the ranks
+     * (Megatron-LM asserts num_attention_heads % tensor_model_parallel_size == 0). */
     if (model->arch.n_heads && job->tp > 1 && model->arch.n_heads % job->tp != 0) {
-        st = gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, NULL,
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                "'--tp' is %u; must divide the %llu attention heads", job->tp,
                                (unsigned long long)model->arch.n_heads);
+        gpuplan_error_hint(err, "pick a --tp that divides the heads, e.g. 2, 4 or 8");
+        goto out;
+    }
+    /* Expert parallelism is a serving layout here (serving.c); the training model has none. */
+    if (job->ep > 1) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                               "'--ep' is %u; expert parallelism is modelled for serving only",
+                               job->ep);
+        gpuplan_error_hint(err, "leave --ep out for training, or use --method infer");
         goto out;
     }
     if (job->method != GPUPLAN_METHOD_FULL && profile->lora_params == 0) {

@@ -470,6 +470,16 @@ enum gpuplan_status serving_layout_resolve(const struct gpuplan_serving_profile 
         gpuplan_error_hint(err, "use at most one stage per layer");
         return GPUPLAN_ERR_USAGE;
     }
+    /* A layer's experts are split over the GPUs of its stage (vLLM --enable-expert-parallel:
+     * EP = TP within one replica): the expert-parallel size must divide the TP size. */
+    if (out->ep > 1 && out->tp % out->ep != 0) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "ep",
+                          "expert parallel size %u does not divide the tensor parallel size %u",
+                          out->ep, out->tp);
+        gpuplan_error_hint(err, "use --ep equal to --tp (vLLM --enable-expert-parallel), or "
+                                "leave --ep out");
+        return GPUPLAN_ERR_USAGE;
+    }
     if (out->ep > 1 && (p->n_experts == 0 || p->n_experts % out->ep != 0)) {
         gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "ep",
                           "expert parallel size %u does not divide the %u routed experts", out->ep,

@@ -233,6 +233,8 @@ enum gpuplan_status gpuplan_throughput_profile_build(struct gpuplan_throughput_p
     for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
         profile->linear_params_active += profile->linear_active_by_role[r];
         profile->linear_params_total += profile->linear_total_by_role[r];
+        if (gpuplan_role_is_linear((enum gpuplan_role)r))
+            profile->linear_params_quantised += profile->linear_total_by_role[r];
     }
     profile->n_layers = a->n_layers + a->n_encoder_layers;
     profile->hidden_size = a->hidden_size;
@@ -410,15 +412,24 @@ static bool is_peft(const struct gpuplan_job *job)
     return job->method == GPUPLAN_METHOD_LORA || job->method == GPUPLAN_METHOD_QLORA;
 }
 
+/* The LoRA target roles that exist (bits past GPUPLAN_ROLE_COUNT are no role). */
+static gpuplan_role_mask target_roles(const struct gpuplan_job *job)
+{
+    const gpuplan_role_mask all =
+        GPUPLAN_ROLE_COUNT >= 64 ? ~0ULL : (1ULL << (GPUPLAN_ROLE_COUNT % 64)) - 1;
+    return job->lora_target_roles & all;
+}
+
 /* LoRA adapter parameters: rank * sum over target matrices of (in + out) (Hu et al. 2021). */
 static double adapter_params(const struct gpuplan_throughput_profile *p,
                              const struct gpuplan_job *job,
                              bool active)
 {
     double dims = 0;
-    for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
-        if (job->lora_target_roles & (1ULL << r))
-            dims += active ? p->lora_dims_by_role[r] : p->lora_dims_total_by_role[r];
+    /* the set bits only, lowest first: the same sum in the same order as a loop over roles */
+    for (gpuplan_role_mask m = target_roles(job); m; m &= m - 1) {
+        const int r = __builtin_ctzll(m);
+        dims += active ? p->lora_dims_by_role[r] : p->lora_dims_total_by_role[r];
     }
     return dims * (double)job->lora_rank;
 }
@@ -552,9 +563,8 @@ static double elementwise_bytes_per_token(const struct gpuplan_throughput_profil
     if (!is_peft(job))
         return bytes;
     const double out_bytes = job->compile ? 4.0 : 12.0;
-    for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
-        if (!(job->lora_target_roles & (1ULL << r)))
-            continue;
+    for (gpuplan_role_mask m = target_roles(job); m; m &= m - 1) {
+        const int r = __builtin_ctzll(m);
         const double out = p->lora_out_by_role[r];
         const double in = p->lora_dims_by_role[r] - out;
         bytes += 2.0 * in + out_bytes * out;
@@ -607,12 +617,7 @@ static void train_compute(const struct ctx *c, const struct flops *f, struct ste
     s->weight_bound = t_weights > t_flops + t_eager + t_elem;
     /* QLoRA: every pass dequantises the NF4 weights to bf16 (read q bits, write 2 B). */
     if (job->method == GPUPLAN_METHOD_QLORA) {
-        double quant_params = 0;
-        for (int r = 0; r < GPUPLAN_ROLE_COUNT; r++) {
-            if (gpuplan_role_is_linear((enum gpuplan_role)r))
-                quant_params += p->linear_total_by_role[r];
-        }
-        s->dequant_mb = quant_params / split * (w_bytes + 2.0) * passes / bw;
+        s->dequant_mb = p->linear_params_quantised / split * (w_bytes + 2.0) * passes / bw;
     }
 }
 

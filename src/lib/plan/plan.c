@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "gpuplan/cost.h"
+#include "gpuplan/options.h"
 #include "plan/plan_internal.h"
 #include "plan/plan_serve_internal.h"
 
@@ -94,9 +95,11 @@ static enum gpuplan_status check_request(const struct gpuplan_plan_request *req,
                                          const struct gpuplan_catalog *catalog,
                                          struct gpuplan_error *err)
 {
-    if (req->top_k == 0 || req->top_k > GPUPLAN_PLAN_MAX_TOP)
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--top", "'--top' is %u; must be 1..%d",
-                                 req->top_k, GPUPLAN_PLAN_MAX_TOP);
+    /* --top, --max-gpus, deadline, budget, rate, targets, headroom: the option table's ranges,
+     * the same the command line and the HTTP bodies are parsed with */
+    enum gpuplan_status st = gpuplan_options_check_ranges(gpuplan_plan_options, req, err);
+    if (st != GPUPLAN_OK)
+        return st;
     if (req->budget_given && !(req->budget_usd > 0.0)) {
         gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "--budget", "'--budget' is 0; must be > 0");
         gpuplan_error_hint(err, "leave --budget out for no budget");
@@ -121,13 +124,6 @@ static enum gpuplan_status check_request(const struct gpuplan_plan_request *req,
         gpuplan_error_hint(err, "pass --tokens N (per epoch), or --on-prem to cap the capex");
         return GPUPLAN_ERR_USAGE;
     }
-    if (!(req->deadline_hours >= 0.0) || !(req->budget_usd >= 0.0) ||
-        !(req->request_rate_per_s >= 0.0) || !(req->target_ttft_ms >= 0.0) ||
-        !(req->target_tpot_ms >= 0.0) || !(req->min_headroom_fraction >= 0.0) ||
-        req->min_headroom_fraction >= 1.0)
-        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
-                                 "deadline, budget, rate and targets must be >= 0, headroom in "
-                                 "[0, 1)");
     for (size_t i = 0; i < req->n_gpu_ids && i < GPUPLAN_PLAN_MAX_GPU_IDS; i++) {
         const struct gpuplan_gpu *gpu;
         if (gpuplan_catalog_get_gpu(catalog, req->gpu_ids[i], &gpu, err) != GPUPLAN_OK)

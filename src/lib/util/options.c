@@ -328,6 +328,45 @@ gpuplan_options_init(const struct gpuplan_option *table, void *dest, struct gpup
     return GPUPLAN_OK;
 }
 
+enum gpuplan_status gpuplan_options_check_ranges(const struct gpuplan_option *table,
+                                                 const void *src,
+                                                 struct gpuplan_error *err)
+{
+    for (const struct gpuplan_option *o = table; o->name; o++) {
+        const void *p = field_at_const(src, o->offset);
+        char text[64];
+        if (o->kind == GPUPLAN_OPTION_COUNT &&
+            (o->field == GPUPLAN_FIELD_U32 || o->field == GPUPLAN_FIELD_U64)) {
+            uint64_t v = 0;
+            if (o->field == GPUPLAN_FIELD_U32) {
+                uint32_t v32;
+                memcpy(&v32, p, sizeof v32);
+                v = v32;
+            } else {
+                memcpy(&v, p, sizeof v);
+            }
+            if (v >= o->count_min && v <= o->count_max)
+                continue;
+            (void)snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+            return gpuplan_error_set(
+                err, GPUPLAN_ERR_USAGE, NULL, "'--%s' is '%s'; must be an integer in %llu..%llu",
+                o->name, text, (unsigned long long)o->count_min, (unsigned long long)o->count_max);
+        }
+        if (o->kind == GPUPLAN_OPTION_REAL && o->field == GPUPLAN_FIELD_DOUBLE &&
+            (o->real_min != 0.0 || o->real_max != 0.0)) {
+            double v;
+            memcpy(&v, p, sizeof v);
+            if (v >= o->real_min && v <= o->real_max) /* false for NaN */
+                continue;
+            (void)snprintf(text, sizeof text, "%g", v);
+            return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                     "'--%s' is '%s'; must be a number in %g..%g", o->name, text,
+                                     o->real_min, o->real_max);
+        }
+    }
+    return GPUPLAN_OK;
+}
+
 static long long int_field(const struct gpuplan_option *opt, const void *dest)
 {
     const void *p = field_at_const(dest, opt->offset);

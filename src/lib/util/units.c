@@ -22,13 +22,22 @@ double gpuplan_gb_from_bytes(uint64_t bytes)
     return (double)bytes / (double)GPUPLAN_BYTES_PER_GB;
 }
 
+/* 2^63: the first double past INT64_MAX (llround's range). */
+#define GPUPLAN_TWO_POW_63 9223372036854775808.0
+
 uint64_t gpuplan_bytes_from_double(double bytes)
 {
     if (!(bytes > 0.0))
         return 0;
     if (bytes >= 18446744073709551615.0)
         return UINT64_MAX;
-    return (uint64_t)llround(bytes);
+    if (bytes >= GPUPLAN_TWO_POW_63)
+        return (uint64_t)llround(bytes); /* past INT64_MAX: as before, llround's own answer */
+    /* llround() without the libm call (the planner converts 13 figures per candidate): the
+     * truncation, plus one when the fraction, exact in a double, is at least a half (ties
+     * away from zero, as llround) */
+    const uint64_t whole = (uint64_t)bytes;
+    return whole + (bytes - (double)whole >= 0.5 ? 1 : 0);
 }
 
 bool gpuplan_parse_double(const char *text, double *out)

@@ -1,0 +1,1 @@
+$GPUPLAN tco --gpu h100-sxm:8 --hours-per-day 0
