@@ -236,8 +236,10 @@ bool gpuplan_cloud_tier_parse(const char *name, enum gpuplan_cloud_tier *tier);
 extern const char *const gpuplan_cloud_tier_names[];
 
 /*
- * The rate a plan at `tier` pays for `gpu`: the lowest listed at that tier;
- * when the GPU has none there, the lowest at the first tier of the fallback
+ * The rate a plan at `tier` pays for `gpu`: the median of those listed at that
+ * tier (with an even count the upper middle one: a named provider's price,
+ * never one source's outlier); when the GPU has none there, the median at the
+ * first tier of the fallback
  * order that has one (specialty, hyperscaler, commit-1y, marketplace, the
  * asked tier left out) with `fallback` true. rate NULL: no rate at all.
  */

@@ -282,7 +282,16 @@ static void test_tier_choice(void **state)
     gpuplan_gpu_cloud_rate(&g, GPUPLAN_TIER_SPECIALTY, &c);
     assert_non_null(c.rate);
     assert_false(c.fallback);
-    assert_string_equal(c.rate->provider, "neo b"); /* the lowest of the tier */
+    /* two at the tier: the upper middle one, a named provider's price, not the lowest */
+    assert_string_equal(c.rate->provider, "neo a");
+    /* three at the tier: the median, whatever their order in the catalog */
+    struct gpuplan_gpu three = g;
+    three.rates[three.n_rates] = three.rates[1];
+    three.rates[three.n_rates].usd_per_gpu_hour = 0.5; /* an outlier: one source's promotion */
+    strcpy(three.rates[three.n_rates].provider, "promo");
+    three.n_rates++;
+    gpuplan_gpu_cloud_rate(&three, GPUPLAN_TIER_SPECIALTY, &c);
+    assert_string_equal(c.rate->provider, "neo b");
     gpuplan_gpu_cloud_rate(&g, GPUPLAN_TIER_HYPERSCALER, &c);
     assert_true(c.rate && !c.fallback && c.rate->usd_per_gpu_hour == 6.0);
     /* No 1-year rate: specialty first in the fallback order, flagged. */
@@ -311,8 +320,8 @@ static void test_tier_choice(void **state)
     assert_true(in.rate_fallback);
     assert_int_equal(in.tier_asked, GPUPLAN_TIER_COMMIT_1Y);
     assert_int_equal(in.tier, GPUPLAN_TIER_SPECIALTY);
-    assert_string_equal(in.rate_provider, "neo b");
-    assert_true(in.v[GPUPLAN_COST_CLOUD_PRICE].value == 2.5);
+    assert_string_equal(in.rate_provider, "neo a");
+    assert_true(in.v[GPUPLAN_COST_CLOUD_PRICE].value == 3.0);
     /* Names round-trip. */
     for (int t = 0; t < GPUPLAN_TIER_COUNT; t++) {
         enum gpuplan_cloud_tier back;

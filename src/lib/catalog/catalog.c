@@ -1543,15 +1543,29 @@ static const enum gpuplan_cloud_tier fallback_order[GPUPLAN_TIER_COUNT] = {
     GPUPLAN_TIER_MARKETPLACE
 };
 
-static const struct gpuplan_cloud_rate *lowest_at(const struct gpuplan_gpu *gpu,
+/*
+ * The median of the rates listed at `tier`, with an even count the upper of
+ * the two middle ones: a price a named provider asks at that tier, so that
+ * one source's promotional or partial-capacity price does not decide every
+ * ranking (the lowest of a handful of listings is an outlier more often than
+ * a market price). Ties keep the catalog's order. NULL when none is listed.
+ */
+static const struct gpuplan_cloud_rate *median_at(const struct gpuplan_gpu *gpu,
                                                   enum gpuplan_cloud_tier tier)
 {
-    const struct gpuplan_cloud_rate *best = NULL;
-    for (size_t i = 0; i < gpu->n_rates && i < GPUPLAN_CATALOG_MAX_RATES_PER_GPU; i++)
-        if (gpu->rates[i].tier == tier &&
-            (!best || gpu->rates[i].usd_per_gpu_hour < best->usd_per_gpu_hour))
-            best = &gpu->rates[i];
-    return best;
+    const struct gpuplan_cloud_rate *at[GPUPLAN_CATALOG_MAX_RATES_PER_GPU];
+    size_t n = 0;
+    for (size_t i = 0; i < gpu->n_rates && i < GPUPLAN_CATALOG_MAX_RATES_PER_GPU; i++) {
+        if (gpu->rates[i].tier != tier)
+            continue;
+        size_t k = n++; /* insertion sort by rate: at most 8 rates a GPU */
+        while (k > 0 && at[k - 1]->usd_per_gpu_hour > gpu->rates[i].usd_per_gpu_hour) {
+            at[k] = at[k - 1];
+            k--;
+        }
+        at[k] = &gpu->rates[i];
+    }
+    return n ? at[n / 2] : NULL;
 }
 
 void gpuplan_gpu_cloud_rate(const struct gpuplan_gpu *gpu,
@@ -1562,11 +1576,11 @@ void gpuplan_gpu_cloud_rate(const struct gpuplan_gpu *gpu,
     out->asked = tier;
     if (!gpu)
         return;
-    out->rate = lowest_at(gpu, tier);
+    out->rate = median_at(gpu, tier);
     for (int k = 0; !out->rate && k < GPUPLAN_TIER_COUNT; k++) {
         if (fallback_order[k] == tier)
             continue;
-        out->rate = lowest_at(gpu, fallback_order[k]);
+        out->rate = median_at(gpu, fallback_order[k]);
         out->fallback = out->rate != NULL;
     }
 }
