@@ -52,7 +52,7 @@ E4M3 E5M2 INT8 INT4 AWQ GPTQ DDP FSDP ZeRO HTML PDF Markdown CUDA PCIe Gen NVLin
 RoCE Ethernet NDR HDR XDR GbE OSFP SXM SXM4 SXM5 OAM HBM HBM2e HBM3 HBM3e HBM3E GDDR6 GDDR7 ECC RDIMM
 DDR5 vLLM vllm SGLang sglang DeepSpeed accelerate torchrun Slurm slurm axolotl torchtune TRL PUE TDP
 gpuplan propose tco emit KIND docs md tokens json yaml sh all-reduce Pareto MiB KiB Gb Llama Meta
-RAM TCO kWh HPU bitsandbytes Transformers qlora lora PyTorch Hugging Face EPYC Xeon ROCm PyPI
+RAM TCO kWh HPU CC bitsandbytes Transformers qlora lora PyTorch Hugging Face EPYC Xeon ROCm PyPI
 compute selective full none deepspeed ddp zero3 fsdp
 torch compile config eager backward Dropout
 """.split())
@@ -84,6 +84,9 @@ def catalog_words(api_base):
     for route, key in (("v1/gpus", "gpus"), ("v1/models", "models")):
         _, _, _, body = http("GET", api_base + route)
         for item in body[key]:
+            # cloud providers are company names too (a rate's provider, e.g. RunPod)
+            for rate in item.get("cloud_rates") or []:
+                words.update(ENGLISH_WORD.findall(rate.get("provider", "")))
             for field in ("id", "name", "architecture", "memory", "hf_repo", "platforms"):
                 v = item.get(field)
                 for s in (v if isinstance(v, list) else [v]):
@@ -328,6 +331,7 @@ def main():
                             {"model": "llama-3.1-70b", "method": "qlora", "on_prem": True, "top": 16})
         for r in rec["recommendations"]:
             allowed.update(ENGLISH_WORD.findall(r["server"]["platform_name"]))
+            allowed.update(ENGLISH_WORD.findall(r["server"].get("cpu", "")))  # CPU product names
             allowed.update(ENGLISH_WORD.findall(r["server"]["interconnect"].split(",")[0]))
         for r in rec["recommendations"]:
             allowed.update(ENGLISH_WORD.findall(r["gpu"]))

@@ -497,9 +497,11 @@ static enum gpuplan_status parse_gpu_link(const json_t *rec,
     return GPUPLAN_OK;
 }
 
-const char *const gpuplan_cloud_tier_names[GPUPLAN_TIER_COUNT + 1] = { "hyperscaler", "specialty",
-                                                                       "marketplace", "commit-1y",
-                                                                       NULL };
+/* Marked for translation: the text reports print them translated (GPUPLAN_TR), JSON as is. */
+const char *const gpuplan_cloud_tier_names[GPUPLAN_TIER_COUNT + 1] = {
+    GPUPLAN_N_("hyperscaler"), GPUPLAN_N_("specialty"), GPUPLAN_N_("marketplace"),
+    GPUPLAN_N_("commit-1y"), NULL
+};
 static const char *const rate_keys[] = { "tier", "usd_per_gpu_hour", "provider",
                                          "date", "source",           "notes",
                                          NULL };

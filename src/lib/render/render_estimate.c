@@ -152,19 +152,20 @@ void gpuplan_estimate_rate_label(const struct gpuplan_estimate *e, char *dst, si
     const struct gpuplan_estimate_cost *c = &e->cost;
     const char *date = e->gpu_cloud_date[0] ? e->gpu_cloud_date : GPUPLAN_TR("undated");
     (void)snprintf(dst, size, "%s %s, %s",
-                   gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier), c->provider, date);
+                   GPUPLAN_TR(gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier)),
+                   c->provider, date);
 }
 
 void gpuplan_estimate_rate_note(const struct gpuplan_estimate *e, struct gpuplan_buf *out)
 {
     const struct gpuplan_estimate_cost *c = &e->cost;
     if (c->rate_fallback && c->usd_per_gpu_hour > 0)
-        gpuplan_buf_printf(out,
-                           GPUPLAN_TR("note: %s has no %s rate in the catalog; the %s rate is "
-                                      "used instead\n"),
-                           e->gpu_id,
-                           gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier_asked),
-                           gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier));
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("note: %s has no %s rate in the catalog; the %s rate is "
+                       "used instead\n"),
+            e->gpu_id, GPUPLAN_TR(gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier_asked)),
+            GPUPLAN_TR(gpuplan_cloud_tier_name((enum gpuplan_cloud_tier)c->tier)));
 }
 
 static void time_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out)

@@ -289,7 +289,7 @@ static void text_details(const struct gpuplan_plan *p, size_t rank, struct gpupl
         gpuplan_buf_printf(out,
                            GPUPLAN_TR("  cloud rate: %.2f USD/hour for the plan's GPUs, %s tier, "
                                       "%s%s\n"),
-                           p->cost_usd_per_hour, p->cloud_tier, p->cloud_provider,
+                           p->cost_usd_per_hour, GPUPLAN_TR(p->cloud_tier), p->cloud_provider,
                            p->rate_fallback ? GPUPLAN_TR(" (no rate at the asked tier: not ranked "
                                                          "by cost)")
                                             : "");

@@ -644,8 +644,9 @@ static void section_run(struct gpuplan_doc *doc, struct proposal *pr)
         const uint32_t n_gpus = p->gpus_per_node * p->nodes;
         snprintf(v[n], CELL_MAX,
                  GPUPLAN_TR("%.2f USD per hour (%.2f USD per GPU-hour, %s tier, %s, %s)"),
-                 p->cost_usd_per_hour, n_gpus ? p->cost_usd_per_hour / n_gpus : 0.0, p->cloud_tier,
-                 p->cloud_provider, rc.rate ? rc.rate->date : "\xE2\x80\x94");
+                 p->cost_usd_per_hour, n_gpus ? p->cost_usd_per_hour / n_gpus : 0.0,
+                 GPUPLAN_TR(p->cloud_tier), p->cloud_provider,
+                 rc.rate ? rc.rate->date : "\xE2\x80\x94");
         f[n] = (struct gpuplan_doc_fact){ GPUPLAN_TR("Rent"), v[n] };
         n++;
         if (!p->is_serving && p->has_time) {

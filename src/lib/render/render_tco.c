@@ -163,8 +163,8 @@ static void text_rate_and_warnings(const struct gpuplan_cost_inputs *in, struct 
     const struct gpuplan_cost_value *rate = &in->v[GPUPLAN_COST_CLOUD_PRICE];
     if (rate->origin == GPUPLAN_COST_FROM_CATALOG)
         gpuplan_buf_printf(out, GPUPLAN_TR("cloud rate: $%.2f per GPU-hour, %s tier, %s (%s)\n"),
-                           rate->value, gpuplan_cloud_tier_name(in->tier), in->rate_provider,
-                           in->rate_date);
+                           rate->value, GPUPLAN_TR(gpuplan_cloud_tier_name(in->tier)),
+                           in->rate_provider, in->rate_date);
     else if (rate->origin == GPUPLAN_COST_FROM_USER)
         gpuplan_buf_printf(out, GPUPLAN_TR("cloud rate: $%.2f per GPU-hour (given)\n"),
                            rate->value);
@@ -172,8 +172,8 @@ static void text_rate_and_warnings(const struct gpuplan_cost_inputs *in, struct 
         gpuplan_buf_printf(out,
                            GPUPLAN_TR("note: %s has no %s rate in the catalog; the %s rate is "
                                       "used instead\n"),
-                           in->gpu_id, gpuplan_cloud_tier_name(in->tier_asked),
-                           gpuplan_cloud_tier_name(in->tier));
+                           in->gpu_id, GPUPLAN_TR(gpuplan_cloud_tier_name(in->tier_asked)),
+                           GPUPLAN_TR(gpuplan_cloud_tier_name(in->tier)));
     for (int i = 0; i < GPUPLAN_COST_INPUT_COUNT; i++)
         if (in->stale[i] && in->v[i].origin == GPUPLAN_COST_FROM_CATALOG)
             gpuplan_buf_printf(out,
