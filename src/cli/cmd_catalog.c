@@ -67,9 +67,10 @@ const struct cli_command cli_cmd_gpus = {
     .summary = N_("list the GPU catalog with sources"),
     .usage = N_("gpus [OPTIONS]"),
     .description = N_("List the GPUs of the catalog: memory, bandwidth, dense TFLOPS, "
-                      "interconnect, power, the purchase price and its date, the lowest cloud "
-                      "rate at each tier (hyperscaler, specialty, marketplace, 1-year "
-                      "commitment), and the source and date of every record."),
+                      "interconnect, power, the purchase price and its date, the cloud rate at "
+                      "each tier (hyperscaler, specialty, marketplace, 1-year commitment; the "
+                      "median of those listed there, as a cost takes it), and the source and "
+                      "date of every record."),
     .groups = { { N_("options"), gpus_options, 0 } },
 };
 

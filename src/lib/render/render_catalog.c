@@ -338,7 +338,7 @@ enum gpuplan_status gpuplan_render_gpus(const struct gpuplan_catalog *catalog,
             set_cell(&t, r, 9, "-");
         set_cell(&t, r, 10, "%s", g->price_date[0] ? g->price_date : "-");
         for (int tier = 0; tier < GPUPLAN_TIER_COUNT; tier++) {
-            /* The lowest rate at the tier, as a cost at that tier takes it (no fallback here). */
+            /* The rate a cost at the tier takes (the median listed there; no fallback here). */
             struct gpuplan_rate_choice choice;
             gpuplan_gpu_cloud_rate(g, (enum gpuplan_cloud_tier)tier, &choice);
             if (!choice.rate || choice.fallback)
@@ -355,8 +355,9 @@ enum gpuplan_status gpuplan_render_gpus(const struct gpuplan_catalog *catalog,
     free(t.cells);
     if (format == GPUPLAN_FORMAT_TEXT) {
         gpuplan_buf_printf(out,
-                           GPUPLAN_TR("\nusd: purchase per GPU; rates: the lowest USD per "
-                                      "GPU-hour at each tier (--format md names the providers)\n"));
+                           GPUPLAN_TR("\nusd: purchase per GPU; rates: USD per GPU-hour at each tier, the "
+                                      "median listed there, as a cost takes it (--format md names "
+                                      "the providers)\n"));
         if (n_stale)
             gpuplan_buf_printf(out,
                                GPUPLAN_TR("* price older than %d months before the catalog's "
