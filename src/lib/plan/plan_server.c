@@ -195,7 +195,12 @@ void gpuplan_plan_server_spec(const struct search *s,
     else
         snprintf(sv->network, sizeof sv->network, "%s", GPUPLAN_N_("none (single server)"));
 
-    const double base_w = pl ? pl->base_power_w : BASE_POWER_NO_PLATFORM_W;
+    double base_w = pl ? pl->base_power_w : BASE_POWER_NO_PLATFORM_W;
+    /* A superchip rack (GB200/GB300 NVL72) is rented by compute trays: a plan on fewer GPUs
+     * than the rack holds draws its trays' share of the rack's non-GPU power (CPUs, switch
+     * trays, fans), not the whole rack's. */
+    if (pl && strcmp(pl->form_factor, "superchip") == 0 && pl->max_gpus > p->gpus_per_node)
+        base_w *= (double)p->gpus_per_node / (double)pl->max_gpus;
     sv->power_w = p->gpus_per_node * p->gpu->tdp_w + base_w;
     uint32_t per_rack = 1;
     if (pl && pl->rack_units)
