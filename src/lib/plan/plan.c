@@ -408,6 +408,8 @@ static enum gpuplan_status search_once(const struct gpuplan_model *model,
         st = gpuplan_throughput_profile_build(&s->thr, model, err);
     if (st == GPUPLAN_OK)
         st = gpuplan_plan_build_layouts(s, catalog, err);
+    if (st == GPUPLAN_OK)
+        st = gpuplan_plan_build_shapes(s, err);
     if (st == GPUPLAN_OK) {
         s->best = calloc(s->n_layouts ? s->n_layouts : 1, sizeof *s->best);
         if (!s->best)
@@ -431,6 +433,7 @@ static enum gpuplan_status search_once(const struct gpuplan_model *model,
     pick_sides(s, out);
     gpuplan_plan_run_notes(s, out);
 out:
+    gpuplan_plan_free_shapes(s);
     free(s->best);
     free(s->layouts);
     free(s);

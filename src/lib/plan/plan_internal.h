@@ -15,6 +15,8 @@
 #include "gpuplan/plan.h"
 #include "gpuplan/throughput.h"
 
+#include "estimate/memory_internal.h"
+
 #include "util/i18n_internal.h"
 
 /* Keys within 0.5 % are a tie (the model's error is far larger): the next key decides. */
@@ -45,6 +47,25 @@ struct layout {
     double own_usd_per_hour; /* all servers, per hour of use (TCO at --hours-per-day) */
     uint32_t care;           /* enum gpuplan_plan_allow bits the GPU on this platform needs (rented
                                 unless the request is on-prem) */
+    uint32_t shape;          /* index of its (GPUs per node, nodes) in search.shapes */
+};
+
+/*
+ * The GPU-independent memory terms of every knob setting tried on one
+ * shape (GPUs per node x nodes) without model parallelism: the layouts of
+ * that shape (every GPU and platform) share them, so each is evaluated once
+ * per run and finished on each GPU (gpuplan_memory_terms_finish). Indexed
+ * by the knobs' positions in the search's lists (plan_search.c,
+ * memo_index); allocated when the shape's first candidate is evaluated.
+ * TP/PP candidates are evaluated in full (their terms depend on tp x pp).
+ */
+struct memo_entry {
+    struct gpuplan_memory_terms terms;
+    bool known;
+};
+struct shape {
+    uint32_t gpus_per_node, nodes;
+    struct memo_entry *memo;
 };
 
 /* The knobs of one candidate and its figures (what ranking and Pareto need). */
@@ -71,6 +92,8 @@ struct search {
     struct gpuplan_throughput_profile thr;
     struct layout *layouts;
     size_t n_layouts;
+    struct shape *shapes; /* the layouts' shapes (training search only) */
+    size_t n_shapes;
     struct candidate *best; /* per layout */
     /* Pareto sets over (time, cost): [0] every feasible candidate, [1] those that are no
      * compromise; the result shows [1] when the top plan is no compromise */
@@ -121,6 +144,9 @@ void gpuplan_plan_add_text(char (*list)[GPUPLAN_PLAN_TEXT_MAX],
 enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
                                                const struct gpuplan_catalog *catalog,
                                                struct gpuplan_error *err);
+/* The shapes of the layouts (s->shapes, each layout's shape); the training search needs them. */
+enum gpuplan_status gpuplan_plan_build_shapes(struct search *s, struct gpuplan_error *err);
+void gpuplan_plan_free_shapes(struct search *s);
 /* Evaluate every knob setting of layout `li` (training; serving is plan_serve.c's). */
 void gpuplan_plan_search_layout(struct search *s, uint32_t li);
 /* The job candidate `c` runs on layout `l`. */

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate/memory_internal.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/units.h"
 #include "plan/plan_internal.h"
@@ -58,6 +59,15 @@ static const uint32_t pp_degrees[] = { 1, 2, 4, 8, 16 };
 #define COMM_SHARE_MP 0.25
 /* Micro-batches tried: powers of two up to 16 sequences. */
 static const uint64_t micro_batches[] = { 1, 2, 4, 8, 16 };
+#define N_MICRO_BATCHES (sizeof micro_batches / sizeof micro_batches[0])
+/* Most (sharding, offload) pairs and methods, checkpointing modes tried (shard_pairs, methods,
+ * ckpts below). */
+#define MAX_PAIRS   8
+#define MAX_METHODS 3
+#define MAX_CKPTS   3
+/* A shape's memo: one entry per method x precision x pair x checkpointing x micro-batch. */
+#define MEMO_PER_SHAPE \
+    (MAX_METHODS * GPUPLAN_PRECISION_COUNT * MAX_PAIRS * MAX_CKPTS * N_MICRO_BATCHES)
 /* GPUs per superchip compute tray (GB200/GB300: 2 Grace + 4 Blackwell per tray, 18 trays
  * per NVL72 rack; NVIDIA GB200 NVL72 product page). */
 #define SUPERCHIP_TRAY_GPUS 4u
@@ -259,6 +269,35 @@ enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
     }
     return GPUPLAN_OK;
 }
+enum gpuplan_status gpuplan_plan_build_shapes(struct search *s, struct gpuplan_error *err)
+{
+    s->shapes = calloc(s->n_layouts ? s->n_layouts : 1, sizeof *s->shapes);
+    if (!s->shapes)
+        return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    s->n_shapes = 0;
+    for (size_t i = 0; i < s->n_layouts; i++) {
+        struct layout *l = &s->layouts[i];
+        size_t k = 0;
+        while (k < s->n_shapes &&
+               (s->shapes[k].gpus_per_node != l->gpus_per_node || s->shapes[k].nodes != l->nodes))
+            k++;
+        if (k == s->n_shapes) {
+            s->shapes[k].gpus_per_node = l->gpus_per_node;
+            s->shapes[k].nodes = l->nodes;
+            s->n_shapes++;
+        }
+        l->shape = (uint32_t)k;
+    }
+    return GPUPLAN_OK;
+}
+void gpuplan_plan_free_shapes(struct search *s)
+{
+    for (size_t i = 0; s->shapes && i < s->n_shapes; i++)
+        free(s->shapes[i].memo);
+    free(s->shapes);
+    s->shapes = NULL;
+    s->n_shapes = 0;
+}
 /* ---- knob sets ---- */
 
 struct shard_offload {
@@ -353,6 +392,35 @@ static size_t ckpts(const struct gpuplan_plan_request *req, enum gpuplan_grad_ck
 }
 /* ---- one candidate ---- */
 
+/* The layout's part of a candidate's job without model parallelism, resolved once per layout
+ * (the knobs set per candidate are all explicit), so a candidate neither formats the GPU id
+ * nor copies and resolves the job again (h19's measurement: the id's copy alone was a seventh
+ * of the search). */
+static void layout_job(const struct search *s, const struct layout *l, struct gpuplan_job *job)
+{
+    *job = s->req->job;
+    job->gpus_per_node = l->gpus_per_node;
+    job->nodes = l->nodes;
+    const size_t id_len = strnlen(l->gpu->id, sizeof job->gpu_id - 1);
+    memcpy(job->gpu_id, l->gpu->id, id_len);
+    job->gpu_id[id_len] = '\0';
+    job->sharding_set = true;
+    job->grad_ckpt_set = true;
+    job->tp = 1;
+    job->pp = 1;
+    const struct gpuplan_job given = *job;
+    gpuplan_job_resolve(&given, job);
+}
+/* The candidate's knobs, over a layout_job(). */
+static void set_knobs(const struct candidate *c, struct gpuplan_job *job)
+{
+    job->method = (enum gpuplan_method)c->method;
+    job->precision = (enum gpuplan_precision)c->precision;
+    job->sharding = (enum gpuplan_sharding)c->sharding;
+    job->offload = (enum gpuplan_offload)c->offload;
+    job->grad_ckpt = (enum gpuplan_grad_ckpt)c->ckpt;
+    job->micro_batch = c->micro_batch;
+}
 void gpuplan_plan_job_for(const struct search *s,
                           const struct layout *l,
                           const struct candidate *c,
@@ -640,24 +708,76 @@ static void track_miss(struct search *s, const struct candidate *c, bool in_time
 }
 
 /* One candidate: memory first (cheap, prunes), then the server, time, prices. */
-static enum candidate_outcome evaluate(struct search *s, struct candidate *c)
+/*
+ * The candidate's memory: its shape's memo entry `slot` (the knobs' positions in the search's
+ * lists), evaluated on the first layout of the shape that tries these knobs and finished on
+ * this layout's GPU: the device total, host RAM and fit of gpuplan_memory_eval_resolved() (the
+ * breakdown is the kept plans': materialise()). `job` is resolved (layout_job + set_knobs).
+ */
+static void memory_of(struct search *s,
+                      const struct layout *l,
+                      const struct gpuplan_job *job,
+                      size_t slot,
+                      struct gpuplan_memory_estimate *m)
+{
+    struct shape *sh = s->shapes ? &s->shapes[l->shape] : NULL;
+    if (sh && slot < MEMO_PER_SHAPE && !sh->memo)
+        sh->memo = calloc(MEMO_PER_SHAPE, sizeof *sh->memo); /* NULL: evaluated every time */
+    if (!sh || slot >= MEMO_PER_SHAPE || !sh->memo) {
+        gpuplan_memory_eval_resolved(&s->mem, job, l->gpu, m);
+        return;
+    }
+    struct memo_entry *e = &sh->memo[slot];
+    if (!e->known) {
+        gpuplan_memory_terms_eval(&s->mem, job, &e->terms);
+        e->known = true;
+    }
+    gpuplan_memory_terms_finish(&e->terms, l->gpu, false, m);
+}
+
+/* A knob setting's entry in its shape's memo (struct shape); SIZE_MAX: none. */
+static size_t
+memo_index(size_t mi, enum gpuplan_precision precision, size_t si, size_t ci, size_t bi)
+{
+    if (mi >= MAX_METHODS || (unsigned)precision >= GPUPLAN_PRECISION_COUNT || si >= MAX_PAIRS ||
+        ci >= MAX_CKPTS || bi >= N_MICRO_BATCHES)
+        return SIZE_MAX;
+    return (((mi * GPUPLAN_PRECISION_COUNT + (size_t)precision) * MAX_PAIRS + si) * MAX_CKPTS +
+            ci) *
+               N_MICRO_BATCHES +
+           bi;
+}
+
+/*
+ * One candidate. Without model parallelism `base` is the layout's resolved job (layout_job),
+ * whose knobs this sets, and `slot` its memo entry; with TP/PP (`base` NULL) the job is built
+ * and its memory evaluated in full.
+ */
+static enum candidate_outcome
+evaluate(struct search *s, struct candidate *c, struct gpuplan_job *base, size_t slot)
 {
     const struct gpuplan_plan_request *req = s->req;
     const struct layout *l = &s->layouts[c->layout];
-    struct gpuplan_job job;
-    gpuplan_plan_job_for(s, l, c, &job);
+    struct gpuplan_job mp_job;
     struct gpuplan_memory_estimate m;
-    gpuplan_memory_eval(&s->mem, &job, l->gpu, &m);
+    if (base) {
+        set_knobs(c, base);
+        memory_of(s, l, base, slot, &m);
+    } else {
+        gpuplan_plan_job_for(s, l, c, &mp_job);
+        gpuplan_memory_eval(&s->mem, &mp_job, l->gpu, &m);
+    }
+    const struct gpuplan_job *job = base ? base : &mp_job;
     s->evaluated++;
-    if (!gpuplan_plan_headroom_ok(s->req, &job, &m))
+    if (!gpuplan_plan_headroom_ok(s->req, job, &m))
         return CANDIDATE_MISFIT;
     s->fitting++;
     struct gpuplan_throughput t;
-    if (!server_holds(s, l, &job, &m) || !time_ok(s, l, &job, c, &t))
+    if (!server_holds(s, l, job, &m) || !time_ok(s, l, job, c, &t))
         return CANDIDATE_REJECTED;
     priced(s, l, &t, c);
     c->care = (uint8_t)(l->care |
-                        (job.precision == GPUPLAN_PRECISION_FP8_MIXED ? GPUPLAN_ALLOW_FP8 : 0u));
+                        (job->precision == GPUPLAN_PRECISION_FP8_MIXED ? GPUPLAN_ALLOW_FP8 : 0u));
     const bool budget = req->budget_usd > 0.0;
     /* rent: a rate (under --cloud, or any budget) within the budget; buy: a price within it */
     const bool rent_ok = l->has_rate ? !budget || c->rent_spend <= req->budget_usd
@@ -698,7 +818,7 @@ static enum candidate_outcome evaluate(struct search *s, struct candidate *c)
         s->n_care++;
         return CANDIDATE_REJECTED;
     }
-    record(s, l, &job, c);
+    record(s, l, job, c);
     return CANDIDATE_FEASIBLE;
 }
 
@@ -737,11 +857,11 @@ static void search_training(struct search *s, uint32_t li)
 {
     const struct layout *l = &s->layouts[li];
     const struct gpuplan_plan_request *req = s->req;
-    enum gpuplan_method ms[3];
+    enum gpuplan_method ms[MAX_METHODS];
     const size_t n_methods = methods(req, ms);
-    struct shard_offload pairs[8];
+    struct shard_offload pairs[MAX_PAIRS];
     const size_t n_pairs = shard_pairs(req, l->gpus_per_node * l->nodes, l->nodes, pairs);
-    enum gpuplan_grad_ckpt cks[3];
+    enum gpuplan_grad_ckpt cks[MAX_CKPTS];
     const size_t n_ckpts = ckpts(req, cks);
     uint32_t shapes[sizeof tp_degrees / sizeof tp_degrees[0] * sizeof pp_degrees /
                     sizeof pp_degrees[0]][2];
@@ -750,6 +870,8 @@ static void search_training(struct search *s, uint32_t li)
     double cap_tokens = GLOBAL_BATCH_MAX_TOKENS;
     if (req->job.tokens > 0 && (double)req->job.tokens / MIN_OPTIMIZER_STEPS < cap_tokens)
         cap_tokens = (double)req->job.tokens / MIN_OPTIMIZER_STEPS;
+    struct gpuplan_job layout_base; /* the layout's resolved job, tp = pp = 1 (layout_job) */
+    layout_job(s, l, &layout_base);
     for (size_t hi = 0; hi < n_shapes; hi++) {
         const uint32_t tp = shapes[hi][0], pp = shapes[hi][1];
         const bool mp = tp * pp > 1;
@@ -801,7 +923,8 @@ static void search_training(struct search *s, uint32_t li)
                             c.pp = (uint8_t)pp;
                             c.micro_batch =
                                 req->micro_batch_fixed ? req->job.micro_batch : micro_batches[bi];
-                            if (evaluate(s, &c) == CANDIDATE_MISFIT)
+                            const size_t slot = mp ? SIZE_MAX : memo_index(mi, ps[pi], si, ci, bi);
+                            if (evaluate(s, &c, mp ? NULL : &layout_base, slot) == CANDIDATE_MISFIT)
                                 break; /* a larger micro-batch only needs more memory */
                         }
                     }

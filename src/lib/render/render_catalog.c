@@ -354,10 +354,10 @@ enum gpuplan_status gpuplan_render_gpus(const struct gpuplan_catalog *catalog,
     emit_table(&t, format, "gpuplan-gpus", out);
     free(t.cells);
     if (format == GPUPLAN_FORMAT_TEXT) {
-        gpuplan_buf_printf(out,
-                           GPUPLAN_TR("\nusd: purchase per GPU; rates: USD per GPU-hour at each tier, the "
-                                      "median listed there, as a cost takes it (--format md names "
-                                      "the providers)\n"));
+        gpuplan_buf_printf(
+            out, GPUPLAN_TR("\nusd: purchase per GPU; rates: USD per GPU-hour at each tier, the "
+                            "median listed there, as a cost takes it (--format md names "
+                            "the providers)\n"));
         if (n_stale)
             gpuplan_buf_printf(out,
                                GPUPLAN_TR("* price older than %d months before the catalog's "
