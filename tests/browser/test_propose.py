@@ -326,12 +326,16 @@ def main():
         base = api_base = srv.base
         home = br.open(base + "?lang=en", width=1280, height=900)  # kept open: the last tab ends the session
         allowed = ALLOWED | catalog_words(api_base)
+        # the platforms' names and CPUs (AMD EPYC, Ryzen Threadripper) are product names
+        plats = json.loads(subprocess.run([GPUPLAN, "platforms", "--format", "json"], capture_output=True,
+                                          text=True, check=True).stdout)
+        for pl in plats["platforms"]:
+            allowed.update(ENGLISH_WORD.findall(pl.get("name", "") + " " + pl.get("cpu", "")))
         # platform names are product names too
         _, _, _, rec = http("POST", api_base + "v1/recommend",
                             {"model": "llama-3.1-70b", "method": "qlora", "on_prem": True, "top": 16})
         for r in rec["recommendations"]:
             allowed.update(ENGLISH_WORD.findall(r["server"]["platform_name"]))
-            allowed.update(ENGLISH_WORD.findall(r["server"].get("cpu", "")))  # CPU product names
             allowed.update(ENGLISH_WORD.findall(r["server"]["interconnect"].split(",")[0]))
         for r in rec["recommendations"]:
             allowed.update(ENGLISH_WORD.findall(r["gpu"]))
