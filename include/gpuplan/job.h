@@ -93,15 +93,38 @@ enum gpuplan_offload {
     GPUPLAN_OFFLOAD_COUNT
 };
 
+/*
+ * The training framework whose defaults a job takes (--stack; docs/stacks.md):
+ * a profile sets the knobs that framework's code sets when its user leaves
+ * them out, and names the class the intervals come from. Options given
+ * explicitly override it (their "given" flags below).
+ */
+enum gpuplan_framework {
+    GPUPLAN_FRAMEWORK_HF_TRAINER = 0, /* transformers Trainer + PEFT + Accelerate (the default) */
+    GPUPLAN_FRAMEWORK_TRL,
+    GPUPLAN_FRAMEWORK_AXOLOTL,
+    GPUPLAN_FRAMEWORK_LLAMA_FACTORY,
+    GPUPLAN_FRAMEWORK_UNSLOTH,
+    GPUPLAN_FRAMEWORK_TORCHTUNE,
+    GPUPLAN_FRAMEWORK_TORCHTITAN,
+    GPUPLAN_FRAMEWORK_LITGPT,
+    GPUPLAN_FRAMEWORK_DEEPSPEED, /* a training script driving DeepSpeed directly */
+    GPUPLAN_FRAMEWORK_MEGATRON,  /* Megatron-LM / Megatron-Core (NeMo, Megatron-Bridge) */
+    GPUPLAN_FRAMEWORK_COUNT
+};
+
 /* LoRA target set as a bitmask over enum gpuplan_role (bit = 1ULL << role). */
 typedef uint64_t gpuplan_role_mask;
 
 #define GPUPLAN_JOB_MAX_TEXT 256
 
 struct gpuplan_job {
+    enum gpuplan_framework stack;     /* --stack, default hf-trainer */
     enum gpuplan_method method;       /* default full */
-    enum gpuplan_precision precision; /* default bf16-mixed */
+    enum gpuplan_precision precision; /* default bf16-mixed (or the stack's) */
     enum gpuplan_optimizer optimizer; /* default adamw */
+    /* the options a stack profile sets were given explicitly (the profile leaves them) */
+    bool precision_set, attention_set, chunked_ce_set, compile_set, act_offload_set;
     enum gpuplan_grad_ckpt grad_ckpt; /* default none (full for qlora) */
     bool grad_ckpt_set;               /* the user chose grad_ckpt explicitly */
     enum gpuplan_attention attention; /* default sdpa */
@@ -187,6 +210,9 @@ void gpuplan_job_init(struct gpuplan_job *job);
  * the engines: tensor parallel over the GPUs of a server and pipeline
  * stages across servers unless --tp / --pp say otherwise, ep at least 1, no
  * sharding. Every estimator evaluates the resolved job; renderers show it.
+ * The stack's profile (docs/stacks.md) fills the options it sets that were
+ * not given (precision, checkpointing, attention, chunked loss, fused
+ * kernels, activation offload, the sharding on more than one GPU).
  */
 void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out);
 
@@ -253,6 +279,7 @@ const char *gpuplan_grad_ckpt_name(enum gpuplan_grad_ckpt v);
 const char *gpuplan_attention_name(enum gpuplan_attention v);
 const char *gpuplan_sharding_name(enum gpuplan_sharding v);
 const char *gpuplan_offload_name(enum gpuplan_offload v);
+const char *gpuplan_framework_name(enum gpuplan_framework v);
 /*
  * A serving weight format as --weights spells it, so it reads back: "auto"
  * (UNKNOWN: as stored), "fp8", "awq", "gptq", "bf16", "mxfp4", ...,
