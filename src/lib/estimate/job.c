@@ -947,9 +947,9 @@ static const struct stack_profile stack_profiles[GPUPLAN_FRAMEWORK_COUNT] = {
      * the script's config says; bf16 there is DeepSpeed's 16-bit engine (--precision). */
     [GPUPLAN_FRAMEWORK_DEEPSPEED] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
     /* NVIDIA/Megatron-LM megatron/training/arguments.py: Transformer Engine layers with fused
-     * norms, rotary, bias-activation and cross-entropy (--cross-entropy-loss-fusion) and TE fused
-     * attention (flash): the time model's fused-kernel class; recompute off by default. */
-    [GPUPLAN_FRAMEWORK_MEGATRON] = { KEEP, KEEP, GPUPLAN_ATTN_FLASH, 1, 1, KEEP, KEEP },
+     * norms, rotary and bias-activation and TE fused attention (flash): the time model's
+     * fused-kernel class; recompute off and the cross-entropy fusion off by default. */
+    [GPUPLAN_FRAMEWORK_MEGATRON] = { KEEP, KEEP, GPUPLAN_ATTN_FLASH, KEEP, 1, KEEP, KEEP },
 };
 
 /* The profile of out->stack over the knobs that were not given. */
