@@ -102,8 +102,11 @@ struct gpuplan_memory_per_gpu {
     uint64_t peak_reserved_bytes;  /* + allocator caching and fragmentation */
     uint64_t cuda_context_bytes;   /* CUDA/driver context, outside the allocator */
     uint64_t device_total_bytes;   /* reserved + context (+ managed): what nvidia-smi shows */
-    uint64_t managed_bytes; /* CUDA unified memory resident on the GPU (paged optimizer states),
-                               outside the caching allocator: in device_total only */
+    uint64_t managed_bytes;   /* CUDA unified memory resident on the GPU (paged optimizer states),
+                                 outside the caching allocator: in device_total only */
+    uint64_t load_peak_bytes; /* the load moment before the first step, where the stack has one
+                                 (raw DeepSpeed ZeRO-3: the whole 16-bit model on every GPU);
+                                 0 otherwise; peak_allocated is the larger of it and the step */
 };
 
 struct gpuplan_memory_estimate {

@@ -304,6 +304,41 @@ static void test_zero3_shards_by_n(void **state)
     gpuplan_model_release(&m);
 }
 
+/*
+ * The load moment of a raw DeepSpeed script under ZeRO-3: the engine casts
+ * the module to 16 bits and moves it whole to every GPU before partitioning
+ * (engine.py _configure_distributed_model), 2 B/param; HF Trainer enters
+ * zero.Init itself (no moment); ZeRO-2 keeps the parameters whole anyway.
+ */
+static void test_load_moment_deepspeed_zero3(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    struct gpuplan_memory_estimate hf, ds, ds2, ds32, tp2;
+    job_of(&job, "gpu=h100-sxm:8 sharding=zero3 method=lora seq-len=256");
+    eval(&m, &job, NULL, &hf);
+    assert_int_equal(hf.per_gpu.load_peak_bytes, 0);
+    set(&job, "stack", "deepspeed");
+    eval(&m, &job, NULL, &ds);
+    assert_true(ds.per_gpu.load_peak_bytes == 2ULL * m.n_params_total);
+    assert_true(ds.per_gpu.peak_allocated_bytes >= ds.per_gpu.load_peak_bytes);
+    assert_true(ds.per_gpu.peak_allocated_bytes > hf.per_gpu.peak_allocated_bytes);
+    set(&job, "precision", "fp32");
+    eval(&m, &job, NULL, &ds32);
+    assert_true(ds32.per_gpu.load_peak_bytes == 4ULL * m.n_params_total);
+    set(&job, "precision", "bf16-mixed");
+    set(&job, "tp", "2");
+    eval(&m, &job, NULL, &tp2);
+    assert_true(tp2.per_gpu.load_peak_bytes == m.n_params_total); /* 2 B/param over 2 ranks */
+    set(&job, "tp", "1");
+    set(&job, "sharding", "zero2");
+    eval(&m, &job, NULL, &ds2);
+    assert_int_equal(ds2.per_gpu.load_peak_bytes, 0);
+    gpuplan_model_release(&m);
+}
+
 /* More tokens never need less memory; more recompute never needs more. */
 static void test_monotonic(void **state)
 {
@@ -906,6 +941,7 @@ int main(void)
         cmocka_unit_test(test_lora_params),
         cmocka_unit_test(test_infer_is_the_serving_model),
         cmocka_unit_test(test_zero3_shards_by_n),
+        cmocka_unit_test(test_load_moment_deepspeed_zero3),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_orderings),
         cmocka_unit_test(test_fit_and_suggestions),

@@ -1236,6 +1236,35 @@ static double training_peak(const struct gpuplan_job *job,
     return peak > st ? peak : st;
 }
 
+/*
+ * The load moment, before the first step (issue 16): a training script that
+ * drives DeepSpeed directly (--stack deepspeed) builds the model and hands it
+ * to deepspeed.initialize, whose engine casts the whole module to its 16-bit
+ * type and then moves it, unsharded, to the GPU
+ * (deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/engine.py
+ * _configure_distributed_model: module.bfloat16() / half(), then
+ * `if not self.dont_change_device: self.module.to(self.device)`, with
+ * dont_change_device False by default) before ZeRO-3 partitions the
+ * parameters. Only a model built under deepspeed.zero.Init arrives already
+ * partitioned; HF Trainer and accelerate enter zero.Init themselves
+ * (transformers is_deepspeed_zero3_enabled), a raw script does not. So under
+ * ZeRO-3 every GPU holds all parameters in 16 bits (fp32 without a 16-bit
+ * engine) for a moment; tensor/pipeline parallel ranks hold their share.
+ * Under ZeRO-0/1/2 the parameters stay whole anyway, so the step is larger.
+ * Returns 0 where no such moment exists.
+ */
+static double load_moment_bytes(const struct gpuplan_memory_profile *profile,
+                                const struct gpuplan_job *job,
+                                double model_parallel)
+{
+    if (job->stack != GPUPLAN_FRAMEWORK_DEEPSPEED || job->sharding != GPUPLAN_SHARDING_ZERO3 ||
+        job->method == GPUPLAN_METHOD_QLORA) /* bnb loads quantised, on the GPU, by itself */
+        return 0.0;
+    const double bytes_per_param = job->precision == GPUPLAN_PRECISION_FP32 ? 4.0 : 2.0;
+    return (double)profile->n_params * bytes_per_param /
+           (model_parallel > 1.0 ? model_parallel : 1.0);
+}
+
 static double nccl_bytes(uint64_t n_gpus)
 {
     return n_gpus > 1 ? (double)(NCCL_BUFFERS_MIB * GPUPLAN_BYTES_PER_MIB) : 0.0;
@@ -1321,7 +1350,9 @@ void gpuplan_memory_terms_eval(const struct gpuplan_memory_profile *profile,
     memset(&ap, 0, sizeof ap);
     const double act = training_activations(profile, job, &ap);
     training_categories(profile, job, &s, act, &c);
-    t->allocated = training_peak(job, &s, &ap, &c); /* the moments, not the sum */
+    const double step = training_peak(job, &s, &ap, &c); /* the moments, not the sum */
+    t->load = load_moment_bytes(profile, job, (double)d.mp);
+    t->allocated = t->load > step ? t->load : step; /* max_memory_allocated spans the load */
     t->weights = c.weights;
     t->grads = c.grads;
     t->optim = c.optim;
@@ -1377,6 +1408,7 @@ void gpuplan_memory_terms_finish(const struct gpuplan_memory_terms *t,
     g->kv_cache_bytes = gpuplan_bytes_from_double(c.kv);
     g->overhead_bytes = gpuplan_bytes_from_double(c.overhead + nccl);
     g->peak_allocated_bytes = gpuplan_bytes_from_double(allocated);
+    g->load_peak_bytes = gpuplan_bytes_from_double(t->load);
     g->peak_reserved_bytes = gpuplan_bytes_from_double(reserved);
     g->cuda_context_bytes = gpuplan_bytes_from_double(context);
     g->managed_bytes = gpuplan_bytes_from_double(managed);

@@ -375,6 +375,16 @@ static void render_text(const struct gpuplan_estimate *est, struct gpuplan_buf *
                                gpuplan_gib_from_bytes(highs[i - 8]));
         gpuplan_buf_puts(out, "\n");
     }
+    if (e->per_gpu.load_peak_bytes > 0)
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("  load moment      %9.2f  (DeepSpeed moves the whole %s model to every GPU "
+                       "before ZeRO-3 partitions it%s; a model built under deepspeed.zero.Init "
+                       "arrives partitioned)\n"),
+            gpuplan_gib_from_bytes(e->per_gpu.load_peak_bytes),
+            est->job.precision == GPUPLAN_PRECISION_FP32 ? "fp32" : GPUPLAN_TR("16-bit"),
+            e->per_gpu.load_peak_bytes >= e->per_gpu.peak_allocated_bytes ? GPUPLAN_TR(": the peak")
+                                                                          : "");
     if (rg->has_memory) {
         interval_text(GPUPLAN_TR("allocated"), &rg->allocated, out);
         interval_text(GPUPLAN_TR("reserved, device total"), &rg->reserved, out);
@@ -477,6 +487,7 @@ static enum gpuplan_status render_json(const struct gpuplan_estimate *est,
         snprintf(key, sizeof key, "%s_bytes", rows[i].name);
         json_object_set_new(per_gpu, key, bytes_json(rows[i].bytes));
     }
+    json_object_set_new(per_gpu, "load_peak_bytes", bytes_json(e->per_gpu.load_peak_bytes));
     const struct gpuplan_estimate_ranges *rg = &est->ranges;
     if (rg->has_memory) {
         json_object_set_new(per_gpu, "peak_allocated_low_bytes",
