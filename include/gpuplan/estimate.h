@@ -102,8 +102,15 @@ struct gpuplan_memory_per_gpu {
     uint64_t peak_reserved_bytes;  /* + allocator caching and fragmentation */
     uint64_t cuda_context_bytes;   /* CUDA/driver context, outside the allocator */
     uint64_t device_total_bytes;   /* reserved + context (+ managed): what nvidia-smi shows */
-    uint64_t managed_bytes;   /* CUDA unified memory resident on the GPU (paged optimizer states),
-                                 outside the caching allocator: in device_total only */
+    uint64_t managed_bytes; /* CUDA unified memory resident on the GPU (paged optimizer states),
+                               outside the caching allocator: in device_total only */
+    /*
+     * --packed no with a GPU: the top of the reserved band under variable-length
+     * batches, the memory the caching allocator can take (usable - context - NCCL -
+     * managed), never below peak_reserved; 0 otherwise. Not an OOM bound: the
+     * allocator frees its cached blocks and retries before it fails.
+     */
+    uint64_t reserved_varlen_high_bytes;
     uint64_t load_peak_bytes; /* the load moment before the first step, where the stack has one
                                  (raw DeepSpeed ZeRO-3: the whole 16-bit model on every GPU);
                                  0 otherwise; peak_allocated is the larger of it and the step */

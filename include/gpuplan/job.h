@@ -134,6 +134,13 @@ struct gpuplan_job {
     bool optim_in_bwd; /* optimizer step fused into backward (grads freed per param) */
     bool act_offload;  /* activation offload to host (torchtune), default no */
     bool chunked_ce;   /* chunked cross-entropy (logits upcast per chunk), default no */
+    /*
+     * Every micro-batch has the same shape (sequences packed or padded to
+     * seq_len), default yes. No: variable-length batches padded to their
+     * longest (seq_len the longest), so the caching allocator's reserved
+     * memory grows as a band towards the free memory (docs/formulas.md).
+     */
+    bool packed;
     bool compile;      /* torch.compile'd blocks (fused kernels, fewer saved activations) */
     bool compile_loss; /* ... and the loss (--compile yes; --compile blocks leaves it eager) */
     /*

@@ -339,6 +339,44 @@ static void test_load_moment_deepspeed_zero3(void **state)
     gpuplan_model_release(&m);
 }
 
+/*
+ * --packed no: the reserved band's top is the memory the caching allocator
+ * can take (usable - context - NCCL), never below the largest shape's
+ * reserved; fixed shapes and no GPU have no band; the allocated peak and the
+ * verdict stay the largest shape's.
+ */
+static void test_varlen_reserved_band(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.2-1b");
+    struct gpuplan_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.id, sizeof gpu.id, "%s", "test-80g");
+    gpu.cc_major = 9;
+    gpu.memory_bytes = 80ULL * GPUPLAN_BYTES_PER_GIB;
+    struct gpuplan_job job;
+    struct gpuplan_memory_estimate fixed, var, none;
+    job_of(&job, "method=lora");
+    eval(&m, &job, &gpu, &fixed);
+    assert_int_equal(fixed.per_gpu.reserved_varlen_high_bytes, 0);
+    set(&job, "packed", "no");
+    eval(&m, &job, &gpu, &var);
+    eval(&m, &job, NULL, &none);
+    assert_int_equal(none.per_gpu.reserved_varlen_high_bytes, 0);
+    const struct gpuplan_memory_per_gpu *g = &var.per_gpu;
+    assert_true(g->reserved_varlen_high_bytes > g->peak_reserved_bytes);
+    const uint64_t top = gpu.memory_bytes - g->cuda_context_bytes;
+    assert_true(g->reserved_varlen_high_bytes <= top && g->reserved_varlen_high_bytes + 16 >= top);
+    assert_int_equal(g->peak_allocated_bytes, fixed.per_gpu.peak_allocated_bytes);
+    assert_int_equal(var.fits, fixed.fits);
+    /* a job larger than the GPU: the band is no lower than its own reserved */
+    job_of(&job, "method=full precision=fp32 seq-len=8192 micro-batch=8 packed=no");
+    eval(&m, &job, &gpu, &var);
+    assert_true(var.per_gpu.reserved_varlen_high_bytes == var.per_gpu.peak_reserved_bytes);
+    gpuplan_model_release(&m);
+}
+
 /* More tokens never need less memory; more recompute never needs more. */
 static void test_monotonic(void **state)
 {
@@ -942,6 +980,7 @@ int main(void)
         cmocka_unit_test(test_infer_is_the_serving_model),
         cmocka_unit_test(test_zero3_shards_by_n),
         cmocka_unit_test(test_load_moment_deepspeed_zero3),
+        cmocka_unit_test(test_varlen_reserved_band),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_orderings),
         cmocka_unit_test(test_fit_and_suggestions),

@@ -520,6 +520,16 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .help = GPUPLAN_N_("chunked cross-entropy (no full fp32 logits)"),
       .default_value = "no",
       .choices = yes_no_names },
+    { .name = "packed",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_BOOL,
+      JOB(packed),
+      NO_SET,
+      .help = GPUPLAN_N_("every micro-batch has --seq-len tokens per sequence (packed or padded to "
+                         "it); no: variable-length batches (--seq-len the longest), whose reserved "
+                         "memory grows towards the free memory"),
+      .default_value = "yes",
+      .choices = yes_no_names },
     { .name = "compile",
       .kind = GPUPLAN_OPTION_CHOICE,
       .field = GPUPLAN_FIELD_NONE,

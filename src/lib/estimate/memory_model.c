@@ -1352,6 +1352,7 @@ void gpuplan_memory_terms_eval(const struct gpuplan_memory_profile *profile,
     training_categories(profile, job, &s, act, &c);
     const double step = training_peak(job, &s, &ap, &c); /* the moments, not the sum */
     t->load = load_moment_bytes(profile, job, (double)d.mp);
+    t->varlen = !job->packed;
     t->allocated = t->load > step ? t->load : step; /* max_memory_allocated spans the load */
     t->weights = c.weights;
     t->grads = c.grads;
@@ -1409,6 +1410,23 @@ void gpuplan_memory_terms_finish(const struct gpuplan_memory_terms *t,
     g->overhead_bytes = gpuplan_bytes_from_double(c.overhead + nccl);
     g->peak_allocated_bytes = gpuplan_bytes_from_double(allocated);
     g->load_peak_bytes = gpuplan_bytes_from_double(t->load);
+    /*
+     * Variable-length batches (--packed no): PyTorch's caching allocator keeps
+     * the blocks it freed, rounded to their size class, and serves a request
+     * only from a cached block at least as large (c10/cuda/CUDACachingAllocator.cpp
+     * get_free_block; a cudaMalloc'd segment is never merged with another), so
+     * each new larger shape adds segments while the smaller ones stay cached:
+     * reserved grows with the shapes seen, bounded only by what the allocator
+     * can get. When cudaMalloc fails it frees the cached blocks and retries
+     * (release_cached_blocks) before raising out-of-memory, so the band's top
+     * is the free memory and not an OOM: the verdict reads the largest shape
+     * (peak_reserved). The band is [peak_reserved, usable - context - NCCL -
+     * managed]; where it ends inside depends on the order of the shapes.
+     */
+    if (t->varlen && gpu) {
+        const double top = usable_bytes(gpu) - context - nccl - managed;
+        g->reserved_varlen_high_bytes = gpuplan_bytes_from_double(top > reserved ? top : reserved);
+    }
     g->peak_reserved_bytes = gpuplan_bytes_from_double(reserved);
     g->cuda_context_bytes = gpuplan_bytes_from_double(context);
     g->managed_bytes = gpuplan_bytes_from_double(managed);

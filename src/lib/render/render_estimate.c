@@ -375,6 +375,15 @@ static void render_text(const struct gpuplan_estimate *est, struct gpuplan_buf *
                                gpuplan_gib_from_bytes(highs[i - 8]));
         gpuplan_buf_puts(out, "\n");
     }
+    if (e->per_gpu.reserved_varlen_high_bytes > 0)
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("  reserved band    %9.2f-%.2f  (variable-length batches: the caching "
+                       "allocator keeps blocks of every shape and grows towards the free memory; "
+                       "it frees them and retries before it would fail, so the verdict reads the "
+                       "largest shape)\n"),
+            gpuplan_gib_from_bytes(e->per_gpu.peak_reserved_bytes),
+            gpuplan_gib_from_bytes(e->per_gpu.reserved_varlen_high_bytes));
     if (e->per_gpu.load_peak_bytes > 0)
         gpuplan_buf_printf(
             out,
@@ -488,6 +497,8 @@ static enum gpuplan_status render_json(const struct gpuplan_estimate *est,
         json_object_set_new(per_gpu, key, bytes_json(rows[i].bytes));
     }
     json_object_set_new(per_gpu, "load_peak_bytes", bytes_json(e->per_gpu.load_peak_bytes));
+    json_object_set_new(per_gpu, "reserved_varlen_high_bytes",
+                        bytes_json(e->per_gpu.reserved_varlen_high_bytes));
     const struct gpuplan_estimate_ranges *rg = &est->ranges;
     if (rg->has_memory) {
         json_object_set_new(per_gpu, "peak_allocated_low_bytes",
