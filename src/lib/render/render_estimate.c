@@ -577,7 +577,9 @@ static enum gpuplan_status render_json(const struct gpuplan_estimate *est,
 
 /*
  * The memory breakdown as one RFC 4180 table (scope,item,bytes,gib): the
- * eleven per-GPU rows, the host RAM per node and, with a GPU, its usable
+ * eleven per-GPU rows, the 80 % ranges of the last three (training: *_low,
+ * *_high), the load moment and the variable-length reserved band where they
+ * exist, the host RAM per node and, with a GPU, its usable
  * bytes and the headroom (negative: short by). Figures only: the verdict and
  * the suggestions are the text and JSON reports'.
  */
@@ -593,6 +595,26 @@ static void render_csv(const struct gpuplan_estimate *est, struct gpuplan_buf *o
         snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)rows[i].bytes);
         snprintf(gib, sizeof gib, "%.2f", gpuplan_gib_from_bytes(rows[i].bytes));
         const char *const cells[] = { "per_gpu", rows[i].name, bytes, gib };
+        gpuplan_csv_row(out, cells, 4);
+    }
+    /* the 80 % ranges (training), the load moment and the variable-length band where there are */
+    const struct gpuplan_estimate_ranges *rg = &est->ranges;
+    const struct row extra[] = {
+        { "peak_allocated_low", rg->peak_allocated_low_bytes },
+        { "peak_allocated_high", rg->peak_allocated_high_bytes },
+        { "peak_reserved_low", rg->peak_reserved_low_bytes },
+        { "peak_reserved_high", rg->peak_reserved_high_bytes },
+        { "device_total_low", rg->device_total_low_bytes },
+        { "device_total_high", rg->device_total_high_bytes },
+        { "load_peak", e->per_gpu.load_peak_bytes },
+        { "reserved_varlen_high", e->per_gpu.reserved_varlen_high_bytes },
+    };
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+        if ((i < 6 && !rg->has_memory) || (i >= 6 && extra[i].bytes == 0))
+            continue;
+        snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)extra[i].bytes);
+        snprintf(gib, sizeof gib, "%.2f", gpuplan_gib_from_bytes(extra[i].bytes));
+        const char *const cells[] = { "per_gpu", extra[i].name, bytes, gib };
         gpuplan_csv_row(out, cells, 4);
     }
     snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)e->host_ram_bytes);
