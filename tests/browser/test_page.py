@@ -220,7 +220,12 @@ def check_estimate_shown(page, name, api):
         res.eq(f"{name}: range verdict", shown["verdict_kind"],
                api.get("verdict") or ("fits" if api["fits"] else "does-not-fit"))
         # MAY NOT FIT says by how much the top of the range is over; the others the headroom
-        head = g(api["over_bytes"]) if api.get("verdict") == "may-not-fit" else g(abs(api["headroom_bytes"]))
+        if api.get("verdict") == "may-not-fit":
+            head = g(api["over_bytes"])
+        elif api.get("verdict") == "does-not-fit" and api["fits"]:  # the range's bottom is over
+            head = g(pg["device_total_low_bytes"] - api["usable_bytes"])
+        else:
+            head = g(abs(api["headroom_bytes"]))
         res.true(f"{name}: headroom in the verdict", head in (shown["verdict"] or ""),
                  f"verdict '{shown['verdict']}' lacks {head}")
     res.eq(f"{name}: suggestions", shown["suggestions"], [s["change"] for s in api["suggestions"]])

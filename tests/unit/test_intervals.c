@@ -7,6 +7,7 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/gpuplan.h"
+#include "gpuplan/render.h"
 #include "gpuplan/units.h"
 
 static void test_find_exact_and_back_off(void **state)
@@ -112,6 +113,37 @@ static void test_ranges_and_verdict(void **state)
     free(e);
 }
 
+/* The text verdict says which end of the range decides, and never "short by" a headroom. */
+static void test_verdict_text(void **state)
+{
+    (void)state;
+    struct gpuplan_estimate *e = calloc(1, sizeof *e);
+    assert_non_null(e);
+    const uint64_t gib = GPUPLAN_BYTES_PER_GIB;
+    fake_estimate(e, 40 * gib, 70 * gib);
+    snprintf(e->gpu_id, sizeof e->gpu_id, "%s", "test-70g");
+    e->memory.est.headroom_bytes = (int64_t)(70 * gib - e->memory.est.per_gpu.device_total_bytes);
+    gpuplan_estimate_ranges_fill(e, &e->ranges);
+    struct gpuplan_buf out;
+    gpuplan_buf_init(&out, 1 << 20);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_render_estimate(e, GPUPLAN_FORMAT_TEXT, &out, &err), GPUPLAN_OK);
+    assert_non_null(strstr(gpuplan_buf_str(&out), "verdict: FITS on test-70g"));
+    assert_non_null(strstr(gpuplan_buf_str(&out), "at the top of the range"));
+    assert_non_null(strstr(gpuplan_buf_str(&out), "class hf-trainer|full|reserved"));
+    gpuplan_buf_release(&out);
+    /* a class whose bottom is above the estimate: it fits, its range's bottom does not */
+    e->ranges.verdict = GPUPLAN_VERDICT_DOES_NOT_FIT;
+    e->ranges.device_total_low_bytes = 71 * gib;
+    gpuplan_buf_init(&out, 1 << 20);
+    assert_int_equal(gpuplan_render_estimate(e, GPUPLAN_FORMAT_TEXT, &out, &err), GPUPLAN_OK);
+    assert_non_null(strstr(gpuplan_buf_str(&out), "the estimate fits (headroom"));
+    assert_null(strstr(gpuplan_buf_str(&out), "short by"));
+    gpuplan_buf_release(&out);
+    free(e);
+}
+
 static void test_stack_profiles(void **state)
 {
     (void)state;
@@ -179,6 +211,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_find_exact_and_back_off),
         cmocka_unit_test(test_ranges_and_verdict),
+        cmocka_unit_test(test_verdict_text),
         cmocka_unit_test(test_stack_profiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

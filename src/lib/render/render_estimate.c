@@ -338,10 +338,18 @@ static void verdict_text(const struct gpuplan_estimate *est, struct gpuplan_buf 
                            e->fits ? head_gib : -head_gib);
         break;
     default:
-        gpuplan_buf_printf(out,
-                           GPUPLAN_TR("\nverdict: DOES NOT FIT on %s (%.2f GiB usable): short by "
-                                      "%.2f GiB, %.2f GiB at the bottom of the range\n"),
-                           est->gpu_id, usable_gib, -head_gib, low_gib - usable_gib);
+        if (e->fits) /* a class whose every error is under: even the bottom is above the estimate */
+            gpuplan_buf_printf(out,
+                               GPUPLAN_TR("\nverdict: DOES NOT FIT on %s (%.2f GiB usable): the "
+                                          "estimate fits (headroom %.2f GiB) but the bottom of its "
+                                          "range is over by %.2f GiB\n"),
+                               est->gpu_id, usable_gib, head_gib, low_gib - usable_gib);
+        else
+            gpuplan_buf_printf(
+                out,
+                GPUPLAN_TR("\nverdict: DOES NOT FIT on %s (%.2f GiB usable): short by "
+                           "%.2f GiB, %.2f GiB at the bottom of the range\n"),
+                est->gpu_id, usable_gib, -head_gib, low_gib - usable_gib);
         break;
     }
 }
