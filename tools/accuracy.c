@@ -333,8 +333,6 @@ int main(int argc, char **argv)
             snprintf(why, sizeof why, "no model_ref");
         else if (!col(&h, &row, "seq_len")[0] || !col(&h, &row, "micro_batch")[0])
             snprintf(why, sizeof why, "seq_len or micro_batch n/s");
-        else if (csv_int(col(&h, &row, "cp")) > 1)
-            snprintf(why, sizeof why, "context parallelism not modelled (no cp job field)");
         else if (csv_int(col(&h, &row, "ep")) > 1)
             snprintf(why, sizeof why, "expert parallelism not modelled (no ep job field)");
         const struct gpuplan_catalog_model *cm =
@@ -386,6 +384,7 @@ int main(int argc, char **argv)
                 set_opt(&job, "fsdp-wrap", col(&h, &row, "fsdp_wrap"), why, sizeof why) &&
                 set_opt(&job, "tp", col(&h, &row, "tp"), why, sizeof why) &&
                 set_opt(&job, "pp", col(&h, &row, "pp"), why, sizeof why) &&
+                set_opt(&job, "cp", col(&h, &row, "cp"), why, sizeof why) &&
                 /* Training-loop facts of the source's script (validation/README.md). */
                 set_opt(&job, "keep-outputs", col(&h, &row, "keep_outputs"), why, sizeof why) &&
                 set_opt(&job, "base-fp32", col(&h, &row, "base_fp32"), why, sizeof why);
@@ -521,10 +520,11 @@ int main(int argc, char **argv)
     gpuplan_catalog_free(catalog);
     free(text);
 
-    printf("\ncolumns: cp > 1 and ep > 1 rows are excluded (the job has no context- or "
-           "expert-parallel field); vpp is ignored (the extra in-flight micro-batches of an "
-           "interleaved schedule are not modelled); dp is not read (the job derives it from "
-           "n_gpus / (tp x pp)); stack is read for the tables and intervals only.\n");
+    printf(
+        "\ncolumns: cp is the job's --cp (context parallelism: seq/cp tokens per rank); ep > 1 "
+        "rows are excluded (the job has no expert-parallel field for training); vpp is ignored (the extra in-flight micro-batches of an "
+        "interleaved schedule are not modelled); dp is not read (the job derives it from "
+        "n_gpus / (tp x pp)); stack is read for the tables and intervals only.\n");
     printf("\nmemory, headline: reserved rule (unknown kind compared with predicted reserved), "
            "signed error = (predicted - measured) / measured, GB = 1e9 bytes in the table.\n");
     printf("note: the memory model fits no constant to these rows (CUDA context, NCCL buffers "

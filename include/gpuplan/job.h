@@ -175,9 +175,11 @@ struct gpuplan_job {
     enum gpuplan_offload offload; /* default none */
     uint32_t tp;                  /* tensor parallel degree, default 1 (serving: GPUs per node) */
     uint32_t pp;                  /* pipeline parallel degree, default 1 (serving: nodes) */
-    uint32_t gpus_per_node;       /* from --gpu ID:N, default 1 */
-    uint32_t nodes;               /* default 1 */
-    char gpu_id[64];              /* catalog GPU id, "local", or "" (memory only) */
+    uint32_t cp; /* context parallel degree (training): each sequence split over cp ranks of the
+                    data-parallel group, default 1 */
+    uint32_t gpus_per_node; /* from --gpu ID:N, default 1 */
+    uint32_t nodes;         /* default 1 */
+    char gpu_id[64];        /* catalog GPU id, "local", or "" (memory only) */
     /*
      * Serving (--method infer): the engine's own flags, 0 / "" meaning its
      * default at the modelled version (serving.h, docs/serving.md), and the

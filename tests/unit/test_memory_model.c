@@ -377,6 +377,52 @@ static void test_varlen_reserved_band(void **state)
     gpuplan_model_release(&m);
 }
 
+/*
+ * --cp N splits each sequence over N ranks: the activations of seq S at cp N
+ * are those of seq S/N (plus the ring's K/V buffers), the model states are
+ * unchanged; --cp must divide the data-parallel ranks; the time model refuses it.
+ */
+static void test_context_parallel(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    struct gpuplan_memory_estimate cp8, short_seq;
+    job_of(&job, "gpu=h100-sxm:8 sharding=fsdp grad-ckpt=full seq-len=65536 cp=8");
+    eval(&m, &job, NULL, &cp8);
+    job_of(&job, "gpu=h100-sxm:8 sharding=fsdp grad-ckpt=full seq-len=8192");
+    eval(&m, &job, NULL, &short_seq);
+    assert_int_equal(cp8.per_gpu.activations_bytes, short_seq.per_gpu.activations_bytes);
+    assert_int_equal(cp8.per_gpu.weights_bytes, short_seq.per_gpu.weights_bytes);
+    assert_int_equal(cp8.per_gpu.optimizer_bytes, short_seq.per_gpu.optimizer_bytes);
+    /* the ring's buffers: 4 x (2 x 1024 K/V elements) x 8192 tokens x 2 B */
+    assert_true(cp8.per_gpu.overhead_bytes - short_seq.per_gpu.overhead_bytes ==
+                4ULL * 2048ULL * 8192ULL * 2ULL);
+    /* --cp must divide GPUs / (tp x pp) */
+    struct gpuplan_memory_report *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    job_of(&job, "gpu=h100-sxm:8 tp=2 cp=3");
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, NULL, r, &err), GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.message, "'--cp' is 3"));
+    free(r);
+    /* the time model refuses it rather than guess */
+    struct gpuplan_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.id, sizeof gpu.id, "%s", "test");
+    gpu.memory_bytes = 80ULL * GPUPLAN_BYTES_PER_GIB;
+    gpu.bf16_tflops = 989.0;
+    struct gpuplan_throughput t;
+    gpuplan_error_init(&err);
+    job_of(&job, "gpu=h100-sxm:8 cp=8");
+    assert_int_equal(gpuplan_throughput_estimate(&m, &job, &gpu, NULL, &t, &err),
+                     GPUPLAN_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "--cp 8"));
+    gpuplan_model_release(&m);
+}
+
 /* More tokens never need less memory; more recompute never needs more. */
 static void test_monotonic(void **state)
 {
@@ -981,6 +1027,7 @@ int main(void)
         cmocka_unit_test(test_zero3_shards_by_n),
         cmocka_unit_test(test_load_moment_deepspeed_zero3),
         cmocka_unit_test(test_varlen_reserved_band),
+        cmocka_unit_test(test_context_parallel),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_orderings),
         cmocka_unit_test(test_fit_and_suggestions),

@@ -664,6 +664,20 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .count_min = 1,
       .count_max = GPUPLAN_JOB_MAX_DEGREE,
       .flags = GPUPLAN_OPTION_SEARCHED },
+    /* Context parallelism: the planner does not search it, and refuses it (SEARCHED). */
+    { .name = "cp",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      JOB(cp),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("training: context-parallel degree, each sequence split over N ranks of "
+                         "the data-parallel group (ring attention); memory only, the time model "
+                         "refuses it"),
+      .default_value = "1",
+      .count_min = 1,
+      .count_max = GPUPLAN_JOB_MAX_DEGREE,
+      .flags = GPUPLAN_OPTION_SEARCHED },
     { .name = "gpu",
       .kind = GPUPLAN_OPTION_TEXT,
       .field = GPUPLAN_FIELD_CHARS,
@@ -1019,6 +1033,8 @@ void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
         out->pp = 1;
     if (out->ep == 0)
         out->ep = 1;
+    if (out->cp == 0 || out->method == GPUPLAN_METHOD_INFER)
+        out->cp = 1;
 }
 
 static const char *choice_name(const char *const *names, size_t count, unsigned v)

@@ -1343,6 +1343,28 @@ void gpuplan_memory_terms_eval(const struct gpuplan_memory_profile *profile,
     t->infer = job->method == GPUPLAN_METHOD_INFER;
     if (t->infer)
         return; /* serving is the engines' accounting (serving_estimate.c), not this profile's */
+    /*
+     * Context parallelism (--cp): each sequence is split into cp chunks over cp
+     * ranks of the data-parallel group (torchtitan context_parallel, Megatron
+     * --context-parallel-size), so every per-token activation, logit and loss
+     * buffer holds seq/cp tokens; the model states are sharded or replicated
+     * over the whole data-parallel group as before (torchtitan's FSDP mesh is
+     * dp_shard x cp, Megatron's distributed optimizer spans dp x cp). Ring
+     * attention passes the K/V chunks round the ring: a send and a receive
+     * buffer of one chunk in forward, and of K/V plus their gradients in
+     * backward, 4 x kv_cache_width x seq/cp x micro-batch x 2 B, counted at
+     * every moment (over by at most that at the optimizer step). It needs
+     * flash-style attention (no seq^2 scores); eager attention is charged the
+     * local chunk's scores only.
+     */
+    struct gpuplan_job local = *job; /* the rank's share of each sequence */
+    double ring_bytes = 0.0;
+    if (local.cp > 1) {
+        local.seq_len = (local.seq_len + local.cp - 1) / local.cp;
+        ring_bytes = 4.0 * (double)profile->kv_cache_width * (double)local.seq_len *
+                     (double)local.micro_batch * 2.0 / (double)(local.tp ? local.tp : 1);
+    }
+    job = &local;
     struct categories c;
     memset(&c, 0, sizeof c);
     const struct states s = model_states(profile, job, (double)d.shard, (double)d.mp);
@@ -1350,6 +1372,7 @@ void gpuplan_memory_terms_eval(const struct gpuplan_memory_profile *profile,
     memset(&ap, 0, sizeof ap);
     const double act = training_activations(profile, job, &ap);
     training_categories(profile, job, &s, act, &c);
+    c.overhead += ring_bytes;
     const double step = training_peak(job, &s, &ap, &c); /* the moments, not the sum */
     t->load = load_moment_bytes(profile, job, (double)d.mp);
     t->varlen = !job->packed;
@@ -1565,6 +1588,15 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
                                "%llu GPUs are not a multiple of '--tp' x '--pp' = %llu",
                                (unsigned long long)n_gpus, (unsigned long long)mp);
         gpuplan_error_hint(err, "pick --tp and --pp whose product divides the GPU count");
+        goto out;
+    }
+    /* Context parallelism splits sequences over ranks of the data-parallel group. */
+    if (job->cp > 1 && (n_gpus / mp) % job->cp != 0) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                               "'--cp' is %u; must divide the %llu data-parallel ranks (GPUs / "
+                               "(tp x pp))",
+                               job->cp, (unsigned long long)(n_gpus / mp));
+        gpuplan_error_hint(err, "pick a --cp that divides the GPUs left after --tp and --pp");
         goto out;
     }
     /* Megatron-style tensor parallelism splits the attention heads evenly over the ranks

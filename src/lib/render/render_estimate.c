@@ -66,6 +66,11 @@ static void job_line(const struct gpuplan_job *job, struct gpuplan_buf *out)
         GPUPLAN_TR("\nparallel: %u node(s) x %u GPU(s), sharding %s, tp %u, pp %u, offload %s\n"),
         j.nodes, j.gpus_per_node, gpuplan_sharding_name(j.sharding), j.tp, j.pp,
         gpuplan_offload_name(j.offload));
+    if (j.cp > 1)
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("context parallel: cp %u (each sequence split over %u ranks, "
+                                      "%llu tokens each)\n"),
+                           j.cp, j.cp, (unsigned long long)((j.seq_len + j.cp - 1) / j.cp));
     gpuplan_buf_printf(out, GPUPLAN_TR("stack: %s (its defaults for the options not given)\n"),
                        gpuplan_framework_name(j.stack));
 }
@@ -454,6 +459,7 @@ static json_t *job_json(const struct gpuplan_job *job)
     json_object_set_new(o, "offload", json_string(gpuplan_offload_name(j.offload)));
     json_object_set_new(o, "tp", json_integer(j.tp));
     json_object_set_new(o, "pp", json_integer(j.pp));
+    json_object_set_new(o, "cp", json_integer(j.cp));
     json_object_set_new(o, "gpus_per_node", json_integer(j.gpus_per_node));
     json_object_set_new(o, "nodes", json_integer(j.nodes));
     json_object_set_new(o, "input_tokens", json_integer((json_int_t)j.input_tokens));
