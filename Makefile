@@ -56,7 +56,9 @@ LDLIBS_ALL    = $(LINK_PKG_LIBS) -lm -ldl -lpthread $(LDLIBS)
 LIB_SRC    := $(sort $(wildcard src/lib/*/*.c))
 LIB_HDR    := $(sort $(wildcard src/lib/*/*.h))
 CLI_SRC    := $(sort $(wildcard src/cli/*.c) $(wildcard src/server/*.c))
-DATA       := $(sort $(wildcard data/*.json) $(wildcard data/*.html))
+# validation/intervals-*.csv: the ranges on every estimate (src/lib/estimate/intervals.c)
+DATA       := $(sort $(wildcard data/*.json) $(wildcard data/*.html)) \
+              validation/intervals-memory.csv validation/intervals-throughput.csv
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/targets/fuzz_*.c))
 
@@ -87,7 +89,8 @@ $(BUILD)/tools/embed: tools/embed.c
 	@$(call say,CC,$@)
 	$(Q)$(CC) -std=c17 -O2 -Wall -Wextra -Werror -o $@ $<
 
-$(BUILD)/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA)
+# (Makefile too: a file added to DATA is embedded in a build folder made before it)
+$(BUILD)/gen/embedded_data.c: $(BUILD)/tools/embed $(DATA) Makefile
 	@mkdir -p $(@D)
 	@$(call say,EMBED,$@)
 	$(Q)$(BUILD)/tools/embed $@ $(DATA)

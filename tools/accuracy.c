@@ -214,6 +214,8 @@ struct mem_extra {
     double lf, b18, acc;
     double measured_gb, pred_gb;
     bool compiled;
+    int varlen;        /* packed=no reserved rows: 1 measured inside the reserved band, 2 outside */
+    double varlen_err; /* ... the signed error against the band's nearer end (0 inside) */
 };
 
 static struct sc_row rows[SC_MAX_ROWS];
@@ -331,8 +333,6 @@ int main(int argc, char **argv)
             snprintf(why, sizeof why, "no model_ref");
         else if (!col(&h, &row, "seq_len")[0] || !col(&h, &row, "micro_batch")[0])
             snprintf(why, sizeof why, "seq_len or micro_batch n/s");
-        else if (csv_int(col(&h, &row, "cp")) > 1)
-            snprintf(why, sizeof why, "context parallelism not modelled (no cp job field)");
         else if (csv_int(col(&h, &row, "ep")) > 1)
             snprintf(why, sizeof why, "expert parallelism not modelled (no ep job field)");
         const struct gpuplan_catalog_model *cm =
@@ -375,6 +375,7 @@ int main(int argc, char **argv)
                 set_opt(&job, "quant", col(&h, &row, "quant"), why, sizeof why) &&
                 set_opt(&job, "act-offload", col(&h, &row, "act_offload"), why, sizeof why) &&
                 set_opt(&job, "chunked-ce", col(&h, &row, "chunked_ce"), why, sizeof why) &&
+                set_opt(&job, "packed", col(&h, &row, "packed"), why, sizeof why) &&
                 set_opt(&job, "compile", col(&h, &row, "compile"), why, sizeof why) &&
                 set_opt(&job, "gpu", gpu_text, why, sizeof why) &&
                 set_opt(&job, "nodes", col(&h, &row, "nodes"), why, sizeof why) &&
@@ -383,6 +384,7 @@ int main(int argc, char **argv)
                 set_opt(&job, "fsdp-wrap", col(&h, &row, "fsdp_wrap"), why, sizeof why) &&
                 set_opt(&job, "tp", col(&h, &row, "tp"), why, sizeof why) &&
                 set_opt(&job, "pp", col(&h, &row, "pp"), why, sizeof why) &&
+                set_opt(&job, "cp", col(&h, &row, "cp"), why, sizeof why) &&
                 /* Training-loop facts of the source's script (validation/README.md). */
                 set_opt(&job, "keep-outputs", col(&h, &row, "keep_outputs"), why, sizeof why) &&
                 set_opt(&job, "base-fp32", col(&h, &row, "base_fp32"), why, sizeof why);
@@ -469,6 +471,14 @@ int main(int argc, char **argv)
                                        : 0.0;
         const char *compile = col(&h, &row, "compile");
         x->compiled = strcmp(compile, "yes") == 0 || strcmp(compile, "blocks") == 0;
+        x->varlen = 0;
+        if (strcmp(sr->kind, "reserved") == 0 && g->reserved_varlen_high_bytes > 0) {
+            const double top = (double)g->reserved_varlen_high_bytes;
+            x->varlen = measured >= res && measured <= top ? 1 : 2;
+            x->varlen_err = measured < res   ? (res - measured) / measured
+                            : measured > top ? (top - measured) / measured
+                                             : 0.0;
+        }
         const double n_shard = rep->est.shard_degree > 1 && job.sharding >= GPUPLAN_SHARDING_ZERO3
                                    ? (double)rep->est.shard_degree
                                    : 1.0;
@@ -510,10 +520,11 @@ int main(int argc, char **argv)
     gpuplan_catalog_free(catalog);
     free(text);
 
-    printf("\ncolumns: cp > 1 and ep > 1 rows are excluded (the job has no context- or "
-           "expert-parallel field); vpp is ignored (the extra in-flight micro-batches of an "
-           "interleaved schedule are not modelled); dp is not read (the job derives it from "
-           "n_gpus / (tp x pp)); stack is read for the tables and intervals only.\n");
+    printf(
+        "\ncolumns: cp is the job's --cp (context parallelism: seq/cp tokens per rank); ep > 1 "
+        "rows are excluded (the job has no expert-parallel field for training); vpp is ignored (the extra in-flight micro-batches of an "
+        "interleaved schedule are not modelled); dp is not read (the job derives it from "
+        "n_gpus / (tp x pp)); stack is read for the tables and intervals only.\n");
     printf("\nmemory, headline: reserved rule (unknown kind compared with predicted reserved), "
            "signed error = (predicted - measured) / measured, GB = 1e9 bytes in the table.\n");
     printf("note: the memory model fits no constant to these rows (CUDA context, NCCL buffers "
@@ -557,6 +568,20 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         take[i] = !extra[i].compiled;
     print_abs("band rule, eager rows", band, n, take);
+    /* The caching allocator under variable-length batches (docs/formulas.md "Reserved band"). */
+    size_t n_var = 0, n_var_in = 0;
+    for (size_t i = 0; i < n; i++) {
+        n_var += extra[i].varlen != 0;
+        n_var_in += extra[i].varlen == 1;
+    }
+    printf("  variable-length reserved band (packed=no rows of kind reserved: measured in "
+           "[predicted reserved, the free memory]): %zu of %zu rows inside\n",
+           n_var_in, n_var);
+    for (size_t i = 0; i < n; i++) {
+        if (extra[i].varlen)
+            printf("    %-8s reserved-rule error %+6.1f %%, against the band %+6.1f %%\n",
+                   rows[i].id, 100.0 * rows[i].err_in, 100.0 * extra[i].varlen_err);
+    }
 
     sc_print_table("per stack", rows, n, SC_BY_STACK);
     sc_print_table("per method", rows, n, SC_BY_METHOD);

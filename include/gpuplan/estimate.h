@@ -104,6 +104,16 @@ struct gpuplan_memory_per_gpu {
     uint64_t device_total_bytes;   /* reserved + context (+ managed): what nvidia-smi shows */
     uint64_t managed_bytes; /* CUDA unified memory resident on the GPU (paged optimizer states),
                                outside the caching allocator: in device_total only */
+    /*
+     * --packed no with a GPU: the top of the reserved band under variable-length
+     * batches, the memory the caching allocator can take (usable - context - NCCL -
+     * managed), never below peak_reserved; 0 otherwise. Not an OOM bound: the
+     * allocator frees its cached blocks and retries before it fails.
+     */
+    uint64_t reserved_varlen_high_bytes;
+    uint64_t load_peak_bytes; /* the load moment before the first step, where the stack has one
+                                 (raw DeepSpeed ZeRO-3: the whole 16-bit model on every GPU);
+                                 0 otherwise; peak_allocated is the larger of it and the step */
 };
 
 struct gpuplan_memory_estimate {
@@ -218,6 +228,77 @@ struct gpuplan_estimate_cost {
     double usd_per_mtok;     /* all GPUs for an hour over the output tokens of that hour, per 1e6 */
 };
 
+/* ---- ranges (intervals.c) ---- */
+
+struct gpuplan_estimate;
+
+/*
+ * One class of validation/intervals-{memory,throughput}.csv (compiled in):
+ * the 80 % interval of measured / predicted over the out-of-sample residuals
+ * of the class stack|method|kind, or of the coarser class it backs off to
+ * (fewer than 10 rows or 3 source families; `make intervals`, docs/validation.md).
+ */
+struct gpuplan_interval {
+    bool has;
+    char class_name[64];  /* the class asked for, e.g. "torchtune|lora|reserved" */
+    char bounds_from[64]; /* the class the bounds come from, e.g. "*|lora|reserved" */
+    uint32_t n_rows;      /* rows of the asked class (0: not in the file) */
+    uint32_t n_used;      /* rows the bounds come from */
+    double factor_low;    /* measured / predicted at p10 of the signed error, e.g. 0.83 */
+    double factor_high;   /* ... at p90, e.g. 1.17 */
+};
+
+/*
+ * The interval of `quantity` ("memory" or "throughput") for stack, method
+ * and kind ("allocated", "reserved"; "-" for throughput), backing off to
+ * *|method|kind, *|*|kind, *|*|* when the class is not in the file. false
+ * when the compiled-in file has none (never for the shipped files).
+ */
+bool gpuplan_interval_find(const char *quantity,
+                           const char *stack,
+                           const char *method,
+                           const char *kind,
+                           struct gpuplan_interval *out);
+
+enum gpuplan_fit_verdict {
+    GPUPLAN_VERDICT_FITS = 0,     /* the top of the device-total range fits */
+    GPUPLAN_VERDICT_MAY_NOT_FIT,  /* the range straddles the usable memory */
+    GPUPLAN_VERDICT_DOES_NOT_FIT, /* the bottom of the range does not fit */
+    GPUPLAN_VERDICT_COUNT
+};
+
+/* "FITS", "MAY NOT FIT", "DOES NOT FIT" (English; renderers translate). */
+const char *gpuplan_fit_verdict_label(enum gpuplan_fit_verdict v);
+/* "fits", "may-not-fit", "does-not-fit" (JSON). */
+const char *gpuplan_fit_verdict_name(enum gpuplan_fit_verdict v);
+
+/*
+ * The ranges of a training estimate's figures: each figure times its
+ * class's [factor_low, factor_high]. Device total is the reserved range plus
+ * what lies outside the allocator (CUDA context, managed memory), which is
+ * not scaled. Times scale with 1 / the throughput factors.
+ */
+struct gpuplan_estimate_ranges {
+    bool has_memory; /* a training job (serving has none yet) */
+    struct gpuplan_interval allocated, reserved;
+    uint64_t peak_allocated_low_bytes, peak_allocated_high_bytes;
+    uint64_t peak_reserved_low_bytes, peak_reserved_high_bytes;
+    uint64_t device_total_low_bytes, device_total_high_bytes;
+    bool has_verdict; /* a GPU was given */
+    enum gpuplan_fit_verdict verdict;
+    int64_t over_bytes; /* MAY NOT FIT: how far the top of the range is over the usable memory */
+    bool has_throughput;
+    struct gpuplan_interval throughput;
+    double tokens_per_s_per_gpu_low, tokens_per_s_per_gpu_high;
+    double step_time_s_low, step_time_s_high;
+    bool has_train_time;
+    double train_hours_low, train_hours_high;
+};
+
+/* The ranges of `e` (its job resolved, memory and throughput filled); `e` unchanged. */
+void gpuplan_estimate_ranges_fill(const struct gpuplan_estimate *e,
+                                  struct gpuplan_estimate_ranges *out);
+
 struct gpuplan_estimate {
     char model_id[128];     /* e.g. "llama-3.1-8b" */
     uint64_t n_params;      /* the model's parameters, e.g. 8,030,261,248 */
@@ -233,7 +314,8 @@ struct gpuplan_estimate {
     bool has_throughput;
     struct gpuplan_throughput throughput;
     char throughput_error[GPUPLAN_ERROR_MESSAGE_MAX];
-    struct gpuplan_estimate_cost cost; /* with a GPU and has_throughput */
+    struct gpuplan_estimate_cost cost;     /* with a GPU and has_throughput */
+    struct gpuplan_estimate_ranges ranges; /* training: every figure's 80 % range, the verdict */
 };
 
 /*

@@ -93,15 +93,38 @@ enum gpuplan_offload {
     GPUPLAN_OFFLOAD_COUNT
 };
 
+/*
+ * The training framework whose defaults a job takes (--stack; docs/stacks.md):
+ * a profile sets the knobs that framework's code sets when its user leaves
+ * them out, and names the class the intervals come from. Options given
+ * explicitly override it (their "given" flags below).
+ */
+enum gpuplan_framework {
+    GPUPLAN_FRAMEWORK_HF_TRAINER = 0, /* transformers Trainer + PEFT + Accelerate (the default) */
+    GPUPLAN_FRAMEWORK_TRL,
+    GPUPLAN_FRAMEWORK_AXOLOTL,
+    GPUPLAN_FRAMEWORK_LLAMA_FACTORY,
+    GPUPLAN_FRAMEWORK_UNSLOTH,
+    GPUPLAN_FRAMEWORK_TORCHTUNE,
+    GPUPLAN_FRAMEWORK_TORCHTITAN,
+    GPUPLAN_FRAMEWORK_LITGPT,
+    GPUPLAN_FRAMEWORK_DEEPSPEED, /* a training script driving DeepSpeed directly */
+    GPUPLAN_FRAMEWORK_MEGATRON,  /* Megatron-LM / Megatron-Core (NeMo, Megatron-Bridge) */
+    GPUPLAN_FRAMEWORK_COUNT
+};
+
 /* LoRA target set as a bitmask over enum gpuplan_role (bit = 1ULL << role). */
 typedef uint64_t gpuplan_role_mask;
 
 #define GPUPLAN_JOB_MAX_TEXT 256
 
 struct gpuplan_job {
+    enum gpuplan_framework stack;     /* --stack, default hf-trainer */
     enum gpuplan_method method;       /* default full */
-    enum gpuplan_precision precision; /* default bf16-mixed */
+    enum gpuplan_precision precision; /* default bf16-mixed (or the stack's) */
     enum gpuplan_optimizer optimizer; /* default adamw */
+    /* the options a stack profile sets were given explicitly (the profile leaves them) */
+    bool precision_set, attention_set, chunked_ce_set, compile_set, act_offload_set;
     enum gpuplan_grad_ckpt grad_ckpt; /* default none (full for qlora) */
     bool grad_ckpt_set;               /* the user chose grad_ckpt explicitly */
     enum gpuplan_attention attention; /* default sdpa */
@@ -111,6 +134,13 @@ struct gpuplan_job {
     bool optim_in_bwd; /* optimizer step fused into backward (grads freed per param) */
     bool act_offload;  /* activation offload to host (torchtune), default no */
     bool chunked_ce;   /* chunked cross-entropy (logits upcast per chunk), default no */
+    /*
+     * Every micro-batch has the same shape (sequences packed or padded to
+     * seq_len), default yes. No: variable-length batches padded to their
+     * longest (seq_len the longest), so the caching allocator's reserved
+     * memory grows as a band towards the free memory (docs/formulas.md).
+     */
+    bool packed;
     bool compile;      /* torch.compile'd blocks (fused kernels, fewer saved activations) */
     bool compile_loss; /* ... and the loss (--compile yes; --compile blocks leaves it eager) */
     /*
@@ -145,9 +175,11 @@ struct gpuplan_job {
     enum gpuplan_offload offload; /* default none */
     uint32_t tp;                  /* tensor parallel degree, default 1 (serving: GPUs per node) */
     uint32_t pp;                  /* pipeline parallel degree, default 1 (serving: nodes) */
-    uint32_t gpus_per_node;       /* from --gpu ID:N, default 1 */
-    uint32_t nodes;               /* default 1 */
-    char gpu_id[64];              /* catalog GPU id, "local", or "" (memory only) */
+    uint32_t cp; /* context parallel degree (training): each sequence split over cp ranks of the
+                    data-parallel group, default 1 */
+    uint32_t gpus_per_node; /* from --gpu ID:N, default 1 */
+    uint32_t nodes;         /* default 1 */
+    char gpu_id[64];        /* catalog GPU id, "local", or "" (memory only) */
     /*
      * Serving (--method infer): the engine's own flags, 0 / "" meaning its
      * default at the modelled version (serving.h, docs/serving.md), and the
@@ -187,6 +219,9 @@ void gpuplan_job_init(struct gpuplan_job *job);
  * the engines: tensor parallel over the GPUs of a server and pipeline
  * stages across servers unless --tp / --pp say otherwise, ep at least 1, no
  * sharding. Every estimator evaluates the resolved job; renderers show it.
+ * The stack's profile (docs/stacks.md) fills the options it sets that were
+ * not given (precision, checkpointing, attention, chunked loss, fused
+ * kernels, activation offload, the sharding on more than one GPU).
  */
 void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out);
 
@@ -253,6 +288,7 @@ const char *gpuplan_grad_ckpt_name(enum gpuplan_grad_ckpt v);
 const char *gpuplan_attention_name(enum gpuplan_attention v);
 const char *gpuplan_sharding_name(enum gpuplan_sharding v);
 const char *gpuplan_offload_name(enum gpuplan_offload v);
+const char *gpuplan_framework_name(enum gpuplan_framework v);
 /*
  * A serving weight format as --weights spells it, so it reads back: "auto"
  * (UNKNOWN: as stored), "fp8", "awq", "gptq", "bf16", "mxfp4", ...,

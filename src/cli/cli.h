@@ -23,8 +23,24 @@
 #include "gpuplan/render.h"
 #include "i18n.h"
 
-/* Exit codes: 0 ok (a job that fits), 1 run failed, 2 usage error, 3 does not fit (check). */
-enum cli_exit { CLI_OK = 0, CLI_RUN_ERROR = 1, CLI_USAGE = 2, CLI_DOES_NOT_FIT = 3 };
+/*
+ * Exit codes: 0 ok (a job that fits), 1 run failed, 2 usage error, 3 does not fit, 4 may not fit
+ * (estimate, check: the device-total range straddles the usable memory).
+ */
+enum cli_exit {
+    CLI_OK = 0,
+    CLI_RUN_ERROR = 1,
+    CLI_USAGE = 2,
+    CLI_DOES_NOT_FIT = 3,
+    CLI_MAY_NOT_FIT = 4
+};
+
+/*
+ * The exit status of an estimate that ran (rc CLI_OK): the range verdict
+ * (CLI_OK, CLI_MAY_NOT_FIT, CLI_DOES_NOT_FIT), the point verdict where there
+ * is no range (serving), CLI_OK without a GPU; rc itself when it is not CLI_OK.
+ */
+int cli_fit_exit(int rc, const struct gpuplan_estimate *estimate);
 
 /* One section of a command's options: a table, the title --help gives it. */
 struct cli_group {

@@ -4,8 +4,9 @@
  * `--from` reads them (cli_config.c); the job options given override them.
  * Prints the estimate, the files' unknown keys and framework defaults, the
  * verdict, and what to change to fit in the file's own vocabulary
- * (gpuplan_config_spell_change). Exit status: 0 fits, 3 does not fit, 1 an
- * error, 2 a usage error.
+ * (gpuplan_config_spell_change). Exit status (cli_fit_exit): 0 the top of
+ * the device-total range fits, 4 the range straddles the usable memory (MAY
+ * NOT FIT), 3 does not fit, 1 an error, 2 a usage error.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +41,15 @@ const struct cli_command cli_cmd_check = {
     .run = cmd_check,
     .summary = N_("will this training config fit on these GPUs? (exit 0 fits, 3 does not)"),
     .usage = N_("check FILE... --gpu ID[:N] [--nodes N] [OPTIONS]"),
-    .description =
-        N_("Read a training config (DeepSpeed, accelerate, axolotl, LLaMA-Factory, torchtune, "
-           "TRL, PEFT; a second FILE merges, e.g. TRL arguments and an adapter_config.json; a "
-           "DeepSpeed JSON the file names is read too) and estimate its run on the GPUs given. "
-           "Prints the memory per GPU, the keys the file has that gpuplan does not understand, "
-           "the framework defaults it took, the verdict and, when it does not fit, the smallest "
-           "changes to the file's own keys that make it fit. Exit status 0 when it fits, 3 when "
-           "it does not."),
+    .description = N_(
+        "Read a training config (DeepSpeed, accelerate, axolotl, LLaMA-Factory, torchtune, "
+        "TRL, PEFT; a second FILE merges, e.g. TRL arguments and an adapter_config.json; a "
+        "DeepSpeed JSON the file names is read too) and estimate its run on the GPUs given. "
+        "Prints the memory per GPU, the keys the file has that gpuplan does not understand, "
+        "the framework defaults it took, the verdict and, when it does not fit, the smallest "
+        "changes to the file's own keys that make it fit. Exit status 0 when the top of the "
+        "estimate's 80-percent range fits, 4 when the range straddles the usable memory (MAY NOT "
+        "FIT), 3 when it does not fit."),
     .model_arg = NULL,
     .n_positional = 4,
     .groups = { { N_("options"), gpuplan_job_options, 0 }, { N_("options"), check_options, 0 } },
@@ -121,9 +123,8 @@ static int cmd_check(int argc, char **argv)
     if (st == GPUPLAN_OK)
         st = gpuplan_render_estimate_from(estimate, &cfg, true, ca.common.format, &run.out,
                                           &run.err);
-    const bool fits = st == GPUPLAN_OK && estimate->memory.est.fits;
-    free(estimate);
     gpuplan_config_release(&cfg);
-    rc = cli_run_finish(&run, st);
-    return rc == CLI_OK && !fits ? CLI_DOES_NOT_FIT : rc;
+    rc = cli_fit_exit(cli_run_finish(&run, st), st == GPUPLAN_OK ? estimate : NULL);
+    free(estimate);
+    return rc;
 }

@@ -56,16 +56,20 @@ const struct cli_command cli_cmd_estimate = {
     .run = cmd_estimate,
     .summary = N_("memory per GPU and host to fine-tune or serve a model"),
     .usage = N_("estimate MODEL [OPTIONS] | estimate --from FILE [MODEL] [OPTIONS]"),
-    .description = N_(
-        "Estimate GPU and host memory to fine-tune or serve MODEL (a catalog id, a Hugging Face "
-        "Hub id or a path, as for 'gpuplan inspect'). With --gpu, also the step time, tokens/s, "
-        "MFU and bottleneck (serving: prefill, decode, time to first token), the time to train "
-        "--tokens N (or --dataset-tokens N) x --epochs, and its cloud cost at the catalog's "
-        "on-demand rate.\n\nWith --from FILE the job is read from a training config (kind "
-        "detected from its content, or named as KIND:FILE); the options given override the "
-        "file, MODEL overrides the model it names, and the output lists the keys it did not "
-        "understand and the framework defaults it took.\n\nExit status: 0 when it fits (or no --gpu "
-        "was given), 3 when it does not fit the --gpu, 1 on a run error, 2 on a usage error."),
+    .description =
+        N_("Estimate GPU and host memory to fine-tune or serve MODEL (a catalog id, a Hugging Face "
+           "Hub id or a path, as for 'gpuplan inspect'). With --gpu, also the step time, tokens/s, "
+           "MFU and bottleneck (serving: prefill, decode, time to first token), the time to train "
+           "--tokens N (or --dataset-tokens N) x --epochs, and its cloud cost at the catalog's "
+           "on-demand rate.\n\nWith --from FILE the job is read from a training config (kind "
+           "detected from its content, or named as KIND:FILE); the options given override the "
+           "file, MODEL overrides the model it names, and the output lists the keys it did not "
+           "understand and the framework defaults it took.\n\nTraining figures carry an 80-percent "
+           "range from the out-of-sample errors of their class (--stack x --method x memory kind, "
+           "validation/intervals-*.csv); with --gpu the verdict reads the device-total range.\n\n"
+           "Exit status: 0 when it fits (the top of the range fits, or no --gpu was given), 4 when "
+           "the range straddles the usable memory (MAY NOT FIT), 3 when it does not fit the --gpu, "
+           "1 on a run error, 2 on a usage error."),
     .model_arg = "MODEL",
     .n_positional = 1,
     .groups = { { N_("options"), gpuplan_job_options, 0 }, { N_("options"), common_options, 0 } },
@@ -92,11 +96,10 @@ static int run_estimate(struct gpuplan_job *job,
         st = gpuplan_estimate_run(&run.model, job, gpu, estimate, &run.err);
     if (st == GPUPLAN_OK)
         st = gpuplan_render_estimate_from(estimate, cfg, false, common->format, &run.out, &run.err);
-    /* a verdict a script can branch on: 3 when a --gpu was given and the job does not fit */
-    const bool does_not_fit = st == GPUPLAN_OK && estimate->has_gpu && !estimate->memory.est.fits;
+    /* a verdict a script can branch on: 3 does not fit, 4 may not fit (cli_fit_exit) */
+    const int rc = cli_fit_exit(cli_run_finish(&run, st), st == GPUPLAN_OK ? estimate : NULL);
     free(estimate);
-    const int rc = cli_run_finish(&run, st);
-    return rc == CLI_OK && does_not_fit ? CLI_DOES_NOT_FIT : rc;
+    return rc;
 }
 
 /*

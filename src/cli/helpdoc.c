@@ -287,7 +287,8 @@ int cmd_help_md(int argc, char **argv)
             "%s\n\n"
             "```\ngpuplan [GLOBAL OPTIONS] COMMAND [OPTIONS]\n```\n\n"
             "Options take their value as `--name value` or `--name=value`. Exit status: 0\n"
-            "success, 1 the run failed, 2 usage error.\n\n"
+            "success, 1 the run failed, 2 usage error; `estimate` and `check` with a GPU: 3\n"
+            "does not fit, 4 may not fit (the 80 %% range straddles the usable memory).\n\n"
             "## Global options\n\n",
             cli_description);
     const struct cli_global_option *globals = cli_global_options(&n_globals);

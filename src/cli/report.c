@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpuplan/estimate.h"
 
 /*
  * Library messages are English; a message the library builds with values
@@ -166,4 +167,21 @@ enum gpuplan_status cli_read_file(const char *path,
     *out = buf;
     *out_len = len;
     return GPUPLAN_OK;
+}
+
+int cli_fit_exit(int rc, const struct gpuplan_estimate *estimate)
+{
+    if (rc != CLI_OK || !estimate || !estimate->has_gpu)
+        return rc;
+    const struct gpuplan_estimate_ranges *rg = &estimate->ranges;
+    if (!rg->has_verdict)
+        return estimate->memory.est.fits ? CLI_OK : CLI_DOES_NOT_FIT;
+    switch (rg->verdict) {
+    case GPUPLAN_VERDICT_FITS:
+        return CLI_OK;
+    case GPUPLAN_VERDICT_MAY_NOT_FIT:
+        return CLI_MAY_NOT_FIT;
+    default:
+        return CLI_DOES_NOT_FIT;
+    }
 }

@@ -192,6 +192,7 @@ def check_estimate_shown(page, name, api):
         totalLabel: q('#total-label') ? q('#total-label').textContent : null,
         verdict: q('#verdict') ? q('#verdict').textContent : null,
         fits: q('#verdict') ? (q('#verdict').dataset.fits ?? null) : null,
+        verdict_kind: q('#verdict') ? (q('#verdict').dataset.verdict ?? null) : null,
         suggestions: [...document.querySelectorAll('#suggestions li')].map((li) => li.dataset.change),
       };""")
     pg = api["memory"]["per_gpu"]
@@ -216,7 +217,15 @@ def check_estimate_shown(page, name, api):
     res.eq(f"{name}: one bar per GPU", shown["bars"], min(api["n_gpus"], 8))
     if "fits" in api:
         res.eq(f"{name}: verdict", shown["fits"], "true" if api["fits"] else "false")
-        head = g(abs(api["headroom_bytes"]))
+        res.eq(f"{name}: range verdict", shown["verdict_kind"],
+               api.get("verdict") or ("fits" if api["fits"] else "does-not-fit"))
+        # MAY NOT FIT says by how much the top of the range is over; the others the headroom
+        if api.get("verdict") == "may-not-fit":
+            head = g(api["over_bytes"])
+        elif api.get("verdict") == "does-not-fit" and api["fits"]:  # the range's bottom is over
+            head = g(pg["device_total_low_bytes"] - api["usable_bytes"])
+        else:
+            head = g(abs(api["headroom_bytes"]))
         res.true(f"{name}: headroom in the verdict", head in (shown["verdict"] or ""),
                  f"verdict '{shown['verdict']}' lacks {head}")
     res.eq(f"{name}: suggestions", shown["suggestions"], [s["change"] for s in api["suggestions"]])

@@ -36,7 +36,9 @@ else
 fi
 
 for want in ' full bf16-mixed ' ' full bf16 ' ' lora ' ' qlora ' 'seq 512 ' 'seq 2048 ' 'seq 4096 ' \
-    'mbs 1 ' 'mbs 4 ' 'ckpt full' 'ckpt none' ' eager' ' sdpa' 'q_proj;v_proj' 'all-linear' 'of 32 layers'; do
+    'mbs 1 ' 'mbs 4 ' 'ckpt full' 'ckpt none' ' eager' ' sdpa' 'q_proj;v_proj' 'all-linear' 'of 32 layers' \
+    'load-upcast' 'lora bf16 seq 2048 mbs 4 ckpt none sdpa r16 q_proj;v_proj varlen' \
+    'qwen3-30b-a3b-L2 full' 'qwen3-30b-a3b-L2 lora' 'mixtral-8x7b-L2 full' '2 of 48 layers'; do
     if grep -q -- "$want" "$tmp/dry"; then ok "grid covers '$want'"; else bad "grid covers '$want'"; fi
 done
 

@@ -78,8 +78,11 @@ p['gpus_per_node'], p['nodes']) + (' infer' if p['job']['method'] == 'infer' els
         *) from="--from $kind:$out" ;;
         esac
         # shellcheck disable=SC2086
-        if ! "$GPUPLAN" estimate $from "$model" --gpu "$gpu" --nodes "$nodes" --format json \
-            >"$d/$kind.est.json" 2>"$d/$kind.est.err"; then
+        # exit 3 / 4 are verdicts (does not fit / may not fit: the 80 % range straddles), not failures
+        rc=0
+        "$GPUPLAN" estimate $from "$model" --gpu "$gpu" --nodes "$nodes" --format json \
+            >"$d/$kind.est.json" 2>"$d/$kind.est.err" || rc=$?
+        if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ] && [ "$rc" -ne 4 ]; then
             bad "$name $kind: estimate --from failed: $(head -1 "$d/$kind.est.err")"
             continue
         fi

@@ -304,6 +304,125 @@ static void test_zero3_shards_by_n(void **state)
     gpuplan_model_release(&m);
 }
 
+/*
+ * The load moment of a raw DeepSpeed script under ZeRO-3: the engine casts
+ * the module to 16 bits and moves it whole to every GPU before partitioning
+ * (engine.py _configure_distributed_model), 2 B/param; HF Trainer enters
+ * zero.Init itself (no moment); ZeRO-2 keeps the parameters whole anyway.
+ */
+static void test_load_moment_deepspeed_zero3(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    struct gpuplan_memory_estimate hf, ds, ds2, ds32, tp2;
+    job_of(&job, "gpu=h100-sxm:8 sharding=zero3 method=lora seq-len=256");
+    eval(&m, &job, NULL, &hf);
+    assert_int_equal(hf.per_gpu.load_peak_bytes, 0);
+    set(&job, "stack", "deepspeed");
+    eval(&m, &job, NULL, &ds);
+    assert_true(ds.per_gpu.load_peak_bytes == 2ULL * m.n_params_total);
+    assert_true(ds.per_gpu.peak_allocated_bytes >= ds.per_gpu.load_peak_bytes);
+    assert_true(ds.per_gpu.peak_allocated_bytes > hf.per_gpu.peak_allocated_bytes);
+    set(&job, "precision", "fp32");
+    eval(&m, &job, NULL, &ds32);
+    assert_true(ds32.per_gpu.load_peak_bytes == 4ULL * m.n_params_total);
+    set(&job, "precision", "bf16-mixed");
+    set(&job, "tp", "2");
+    eval(&m, &job, NULL, &tp2);
+    assert_true(tp2.per_gpu.load_peak_bytes == m.n_params_total); /* 2 B/param over 2 ranks */
+    set(&job, "tp", "1");
+    set(&job, "sharding", "zero2");
+    eval(&m, &job, NULL, &ds2);
+    assert_int_equal(ds2.per_gpu.load_peak_bytes, 0);
+    gpuplan_model_release(&m);
+}
+
+/*
+ * --packed no: the reserved band's top is the memory the caching allocator
+ * can take (usable - context - NCCL), never below the largest shape's
+ * reserved; fixed shapes and no GPU have no band; the allocated peak and the
+ * verdict stay the largest shape's.
+ */
+static void test_varlen_reserved_band(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.2-1b");
+    struct gpuplan_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.id, sizeof gpu.id, "%s", "test-80g");
+    gpu.cc_major = 9;
+    gpu.memory_bytes = 80ULL * GPUPLAN_BYTES_PER_GIB;
+    struct gpuplan_job job;
+    struct gpuplan_memory_estimate fixed, var, none;
+    job_of(&job, "method=lora");
+    eval(&m, &job, &gpu, &fixed);
+    assert_int_equal(fixed.per_gpu.reserved_varlen_high_bytes, 0);
+    set(&job, "packed", "no");
+    eval(&m, &job, &gpu, &var);
+    eval(&m, &job, NULL, &none);
+    assert_int_equal(none.per_gpu.reserved_varlen_high_bytes, 0);
+    const struct gpuplan_memory_per_gpu *g = &var.per_gpu;
+    assert_true(g->reserved_varlen_high_bytes > g->peak_reserved_bytes);
+    const uint64_t top = gpu.memory_bytes - g->cuda_context_bytes;
+    assert_true(g->reserved_varlen_high_bytes <= top && g->reserved_varlen_high_bytes + 16 >= top);
+    assert_int_equal(g->peak_allocated_bytes, fixed.per_gpu.peak_allocated_bytes);
+    assert_int_equal(var.fits, fixed.fits);
+    /* a job larger than the GPU: the band is no lower than its own reserved */
+    job_of(&job, "method=full precision=fp32 seq-len=8192 micro-batch=8 packed=no");
+    eval(&m, &job, &gpu, &var);
+    assert_true(var.per_gpu.reserved_varlen_high_bytes == var.per_gpu.peak_reserved_bytes);
+    gpuplan_model_release(&m);
+}
+
+/*
+ * --cp N splits each sequence over N ranks: the activations of seq S at cp N
+ * are those of seq S/N (plus the ring's K/V buffers), the model states are
+ * unchanged; --cp must divide the data-parallel ranks; the time model refuses it.
+ */
+static void test_context_parallel(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    struct gpuplan_memory_estimate cp8, short_seq;
+    job_of(&job, "gpu=h100-sxm:8 sharding=fsdp grad-ckpt=full seq-len=65536 cp=8");
+    eval(&m, &job, NULL, &cp8);
+    job_of(&job, "gpu=h100-sxm:8 sharding=fsdp grad-ckpt=full seq-len=8192");
+    eval(&m, &job, NULL, &short_seq);
+    assert_int_equal(cp8.per_gpu.activations_bytes, short_seq.per_gpu.activations_bytes);
+    assert_int_equal(cp8.per_gpu.weights_bytes, short_seq.per_gpu.weights_bytes);
+    assert_int_equal(cp8.per_gpu.optimizer_bytes, short_seq.per_gpu.optimizer_bytes);
+    /* the ring's buffers: 4 x (2 x 1024 K/V elements) x 8192 tokens x 2 B */
+    assert_true(cp8.per_gpu.overhead_bytes - short_seq.per_gpu.overhead_bytes ==
+                4ULL * 2048ULL * 8192ULL * 2ULL);
+    /* --cp must divide GPUs / (tp x pp) */
+    struct gpuplan_memory_report *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    job_of(&job, "gpu=h100-sxm:8 tp=2 cp=3");
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, NULL, r, &err), GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.message, "'--cp' is 3"));
+    free(r);
+    /* the time model refuses it rather than guess */
+    struct gpuplan_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.id, sizeof gpu.id, "%s", "test");
+    gpu.memory_bytes = 80ULL * GPUPLAN_BYTES_PER_GIB;
+    gpu.bf16_tflops = 989.0;
+    struct gpuplan_throughput t;
+    gpuplan_error_init(&err);
+    job_of(&job, "gpu=h100-sxm:8 cp=8");
+    assert_int_equal(gpuplan_throughput_estimate(&m, &job, &gpu, NULL, &t, &err),
+                     GPUPLAN_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "--cp 8"));
+    gpuplan_model_release(&m);
+}
+
 /* More tokens never need less memory; more recompute never needs more. */
 static void test_monotonic(void **state)
 {
@@ -906,6 +1025,9 @@ int main(void)
         cmocka_unit_test(test_lora_params),
         cmocka_unit_test(test_infer_is_the_serving_model),
         cmocka_unit_test(test_zero3_shards_by_n),
+        cmocka_unit_test(test_load_moment_deepspeed_zero3),
+        cmocka_unit_test(test_varlen_reserved_band),
+        cmocka_unit_test(test_context_parallel),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_orderings),
         cmocka_unit_test(test_fit_and_suggestions),

@@ -50,6 +50,10 @@ MODELS = {
     "llama-3.2-3b": ("llama-3.2-3b.json", "llama-3.2-3b"),
     "llama-3.1-8b": ("llama-3.1-8b.json", "llama-3.1-8b"),
     "qwen2.5-7b": ("qwen2.5-7b.json", ""),
+    # MoE probes (depth-reduced): many small experts (128, top-8) and few large ones (8, top-2),
+    # both run by transformers' per-expert loop.
+    "qwen3-30b-a3b": ("qwen3-30b-a3b.json", "qwen3-30b-a3b"),
+    "mixtral-8x7b": ("mixtral-8x7b-v0.1.json", "mixtral-8x7b"),
 }
 
 QV = ("q_proj", "v_proj")
@@ -59,7 +63,7 @@ ALL_LINEAR_NAMES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_pro
 
 
 def cfg(model, method, seq, mbs, ckpt="none", attn="sdpa", precision=None, layers=None,
-        rank=None, targets=None, reentrant=False, varlen=False, compile_blocks=False):
+        rank=None, targets=None, reentrant=False, varlen=False, compile_blocks=False, load=None):
     """One grid point. precision: bf16-mixed (fp32 weights + autocast) or bf16 (pure).
 
     reentrant: torch.utils.checkpoint with use_reentrant=True (LLaMA-Factory's
@@ -68,6 +72,11 @@ def cfg(model, method, seq, mbs, ckpt="none", attn="sdpa", precision=None, layer
     seq, multiples of 16), like dynamically padded batches of an unpacked data
     set; seq is the longest. compile_blocks: torch.compile each decoder layer
     (nn.Module.compile), the loss left eager, as gpuplan's --compile blocks.
+    load: "upcast" builds the model in fp32 and casts it to bf16 before training
+    (what a stack that loads without a torch_dtype and casts afterwards does):
+    the load moment then peaks at the fp32 weights, above the bf16 training
+    weights; the run writes that moment as a row of its own (usable no: gpuplan
+    does not model the load moment yet).
     """
     if precision is None:
         precision = "bf16-mixed" if method == "full" else "bf16"
@@ -77,7 +86,7 @@ def cfg(model, method, seq, mbs, ckpt="none", attn="sdpa", precision=None, layer
         "rank": rank if method in ("lora", "qlora") else None,
         "targets": targets if method in ("lora", "qlora") else None,
         "reentrant": bool(reentrant and ckpt == "full"), "varlen": bool(varlen),
-        "compile_blocks": bool(compile_blocks),
+        "compile_blocks": bool(compile_blocks), "load": load,
     }
 
 
@@ -122,6 +131,18 @@ def build_grid():
         # eager and compiled, no recompute, so the saved activations differ.
         cfg("llama-3.2-1b", "full", 2048, 2, precision="bf16"),
         cfg("llama-3.2-1b", "full", 2048, 2, precision="bf16", compile_blocks=True),
+        # The load moment (issue 16): built in fp32 then cast to bf16, against the same job
+        # built in bf16 directly (the row above with seq 2048 x 2).
+        cfg("llama-3.2-1b", "full", 2048, 2, precision="bf16", load="upcast"),
+        # The caching allocator under changing shapes: LoRA (small optimizer, activations
+        # dominate) with variable-length batches against its fixed-shape twin; the run
+        # records the reserved memory after every step.
+        cfg("llama-3.2-1b", "lora", 2048, 4, rank=16, targets=QV, varlen=True),
+        # MoE layers as transformers runs them (a loop over the experts that got tokens):
+        # memory and step time of many small experts vs few large ones.
+        cfg("qwen3-30b-a3b", "full", 2048, 1, precision="bf16", layers=2),
+        cfg("qwen3-30b-a3b", "lora", 2048, 1, rank=16, targets=QV, layers=2),
+        cfg("mixtral-8x7b", "full", 2048, 1, precision="bf16", layers=2),
     ]
     m1 = "llama-3.2-1b"
     g += [
@@ -230,6 +251,8 @@ def describe(c):
         parts.append("varlen")
     if c.get("compile_blocks"):
         parts.append("compile-blocks")
+    if c.get("load"):
+        parts.append("load-" + c["load"])
     return " ".join(parts)
 
 
@@ -377,7 +400,12 @@ class Runner:
         else:
             # bf16-mixed: fp32 master weights, bf16 autocast; others: bf16 weights.
             dtype = t.float32 if c["precision"] == "bf16-mixed" else t.bfloat16
-            model = self.from_config(config, dtype, c["attn"])
+            if c.get("load") == "upcast":  # fp32 first, then cast: the load moment's peak
+                model = self.from_config(config, t.float32, c["attn"])
+                model = model.to(dtype)
+                gc.collect()
+            else:
+                model = self.from_config(config, dtype, c["attn"])
         p = next(model.parameters())
         if p.device.type != "cuda":
             model = model.to("cuda")
@@ -394,6 +422,12 @@ class Runner:
         opt = t.optim.AdamW(params, lr=1e-5, fused=(args.adamw == "fused"),
                             foreach=(args.adamw == "foreach"))
         build_s = time.time() - t0
+        t.cuda.synchronize()
+        load_alloc = t.cuda.max_memory_allocated()  # the peak up to here: the load moment
+        load_reserved = t.cuda.memory_reserved()
+        if c.get("load"):
+            # the training step's own peak, apart from the load moment's
+            t.cuda.reset_peak_memory_stats()
         vocab = int(conf["vocab_size"])
         ids = t.randint(0, vocab, (c["mbs"], c["seq"]), device="cuda")
         use_autocast = c["precision"] == "bf16-mixed" or c["method"] in ("lora", "qlora")
@@ -412,9 +446,12 @@ class Runner:
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
+            if lengths is not None:  # how the cache grows as the shapes change
+                reserved_curve.append(t.cuda.memory_reserved())
             return loss
 
         step.n = 0
+        reserved_curve = []
         times = []
         for _ in range(args.warmup):
             t.cuda.synchronize()
@@ -441,6 +478,7 @@ class Runner:
             "alloc": t.cuda.max_memory_allocated(), "reserved": t.cuda.max_memory_reserved(),
             "step_s": step_s, "n_timed": n_timed, "build_s": build_s, "base_alloc": base_alloc,
             "trainable": n_trainable, "loss": float(loss.detach().float().item()),
+            "load_alloc": load_alloc, "load_reserved": load_reserved, "reserved_curve": reserved_curve,
             "tokens_per_step": (sum(lengths[args.warmup:args.warmup + n_timed]) / n_timed * c["mbs"]
                                 if lengths is not None else c["mbs"] * c["seq"]),
         }
@@ -608,6 +646,13 @@ def main(argv=None):
             if c.get("varlen"):
                 notes.append("variable length: steps of %s tokens per sequence (seq_len = the longest)"
                              % "/".join(str(n) for n in varlen_lengths(c["seq"])))
+            if c.get("load") == "upcast":
+                notes.append("built in fp32 and cast to bf16 before training; the step's peak is "
+                             "counted from after the load (the load moment is the row before)")
+            if conf.get("num_local_experts") or conf.get("num_experts"):
+                notes.append("MoE: %s experts, top-%s, transformers' per-expert loop" % (
+                    conf.get("num_local_experts") or conf.get("num_experts"),
+                    conf.get("num_experts_per_tok", "?")))
             if os.environ.get("PYTORCH_CUDA_ALLOC_CONF"):
                 notes.append("PYTORCH_CUDA_ALLOC_CONF=" + os.environ["PYTORCH_CUDA_ALLOC_CONF"])
 
@@ -626,7 +671,20 @@ def main(argv=None):
                          "trainable params %d" % res["trainable"],
                          "allocated before build %d bytes" % res["base_alloc"],
                          "build %.1f s" % res["build_s"], "last loss %.3f" % res["loss"]]
-                alloc_id = row_n + 1
+                extra.append("peak allocated at load %.1f MiB" % (res["load_alloc"] / BYTES_PER_MIB))
+                if res["reserved_curve"]:
+                    extra.append("reserved after each step (MiB): %s" % "/".join(
+                        "%.0f" % (v / BYTES_PER_MIB) for v in res["reserved_curve"]))
+                if c.get("load"):
+                    # the load moment as a row of its own; not scored (no load-moment model yet)
+                    rows.append(dict(base, memory_value="%.1f" % (res["load_alloc"] / BYTES_PER_MIB),
+                                     memory_unit="MiB", memory_kind="allocated", outcome="measured",
+                                     usable="no",
+                                     ambiguity="the load moment (fp32 build, then cast), not a training "
+                                               "step: gpuplan does not model it yet",
+                                     notes="; ".join(notes + ["moment: load", "reserved at load %.1f MiB"
+                                                              % (res["load_reserved"] / BYTES_PER_MIB)])))
+                alloc_id = row_n + len(rows) + 1
                 rows.append(dict(base, memory_value="%.1f" % (res["alloc"] / BYTES_PER_MIB), memory_unit="MiB",
                                  memory_kind="allocated", outcome="measured",
                                  tokens_per_s_per_gpu="%.1f" % tok_s, throughput_kind="measured",

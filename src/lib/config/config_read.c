@@ -1090,6 +1090,15 @@ static enum gpuplan_status derive_job(struct gpuplan_config *cfg, struct gpuplan
     enum gpuplan_status st = GPUPLAN_OK;
     drop_derived(cfg);
     gpuplan_job_init(&cfg->job);
+    /* The file kind picks the framework profile (--stack) the job resolves with. */
+    static const char *const stack_profile[GPUPLAN_STACK_COUNT] = {
+        [GPUPLAN_STACK_HF_TRAINER] = "hf-trainer", [GPUPLAN_STACK_TRL] = "trl",
+        [GPUPLAN_STACK_AXOLOTL] = "axolotl",       [GPUPLAN_STACK_LLAMA_FACTORY] = "llama-factory",
+        [GPUPLAN_STACK_TORCHTUNE] = "torchtune",   [GPUPLAN_STACK_DEEPSPEED] = "deepspeed",
+        [GPUPLAN_STACK_ACCELERATE] = "hf-trainer",
+    };
+    if ((unsigned)cfg->stack < GPUPLAN_STACK_COUNT && stack_profile[cfg->stack])
+        (void)gpuplan_job_set(&cfg->job, "stack", stack_profile[cfg->stack], NULL);
     for (size_t i = 0; i < sizeof default_rules / sizeof default_rules[0]; i++) {
         const struct default_rule *r = &default_rules[i];
         if (!rule_applies(cfg, r))

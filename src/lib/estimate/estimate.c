@@ -67,11 +67,11 @@ static void serving_cost(const struct gpuplan_job *job,
     }
 }
 
-enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
-                                         const struct gpuplan_job *job,
-                                         const struct gpuplan_gpu *gpu,
-                                         struct gpuplan_estimate *out,
-                                         struct gpuplan_error *err)
+static enum gpuplan_status estimate_run(const struct gpuplan_model *model,
+                                        const struct gpuplan_job *job,
+                                        const struct gpuplan_gpu *gpu,
+                                        struct gpuplan_estimate *out,
+                                        struct gpuplan_error *err)
 {
     memset(out, 0, sizeof *out);
     out->is_serving = job->method == GPUPLAN_METHOD_INFER;
@@ -105,4 +105,16 @@ enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
     }
     estimate_cost(job, gpu, &out->throughput, &out->cost);
     return GPUPLAN_OK;
+}
+
+enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
+                                         const struct gpuplan_job *job,
+                                         const struct gpuplan_gpu *gpu,
+                                         struct gpuplan_estimate *out,
+                                         struct gpuplan_error *err)
+{
+    const enum gpuplan_status st = estimate_run(model, job, gpu, out, err);
+    if (st == GPUPLAN_OK) /* every figure's range from its class's out-of-sample errors */
+        gpuplan_estimate_ranges_fill(out, &out->ranges);
+    return st;
 }

@@ -44,6 +44,17 @@ static const char *const kv_dtype_names[] = { "auto",     "fp8",      "bf16",   
 static const char *const engine_names[] = { "vllm", "sglang", NULL };
 static const char *const yes_no_names[] = { "no", "yes", NULL };
 static const char *const compile_names[] = { "no", "yes", "blocks", NULL };
+/* --stack, in enum gpuplan_framework order; "nemo" is an alias of megatron. */
+static const char *const framework_names[] = { "hf-trainer",    "trl",     "axolotl",
+                                               "llama-factory", "unsloth", "torchtune",
+                                               "torchtitan",    "litgpt",  "deepspeed",
+                                               "megatron",      "nemo",    NULL };
+static const int framework_values[] = {
+    GPUPLAN_FRAMEWORK_HF_TRAINER,    GPUPLAN_FRAMEWORK_TRL,      GPUPLAN_FRAMEWORK_AXOLOTL,
+    GPUPLAN_FRAMEWORK_LLAMA_FACTORY, GPUPLAN_FRAMEWORK_UNSLOTH,  GPUPLAN_FRAMEWORK_TORCHTUNE,
+    GPUPLAN_FRAMEWORK_TORCHTITAN,    GPUPLAN_FRAMEWORK_LITGPT,   GPUPLAN_FRAMEWORK_DEEPSPEED,
+    GPUPLAN_FRAMEWORK_MEGATRON,      GPUPLAN_FRAMEWORK_MEGATRON,
+};
 /* The dtypes the choices of --quant and --kv-dtype store, in their order. */
 static const int quant_dtypes[] = { GPUPLAN_DTYPE_NF4, GPUPLAN_DTYPE_NF4_DQ,
                                     GPUPLAN_DTYPE_NF4_TORCHAO, GPUPLAN_DTYPE_INT8 };
@@ -388,6 +399,18 @@ static enum gpuplan_status parse_engine_version(void *dest,
 #define SET(flag)  .set_offset = offsetof(struct gpuplan_job, flag)
 
 const struct gpuplan_option gpuplan_job_options[] = {
+    /* The framework profiles: stack_profiles below, docs/stacks.md. */
+    { .name = "stack",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_INT,
+      JOB(stack),
+      NO_SET,
+      .help = GPUPLAN_N_("the training framework whose defaults apply (precision, checkpointing, "
+                         "loss, fused kernels, sharding) and whose error interval the ranges use; "
+                         "options given override it"),
+      .default_value = "hf-trainer",
+      .choices = framework_names,
+      .choice_values = framework_values },
     { .name = "method",
       .kind = GPUPLAN_OPTION_CHOICE,
       .field = GPUPLAN_FIELD_INT,
@@ -408,7 +431,7 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .kind = GPUPLAN_OPTION_CHOICE,
       .field = GPUPLAN_FIELD_INT,
       JOB(precision),
-      NO_SET,
+      SET(precision_set),
       .help =
           GPUPLAN_N_("how weights, gradients and optimizer states are stored: bf16-mixed = torch "
                      "AMP on none/ddp, DeepSpeed bf16 on zero*, FSDP MixedPrecision on fsdp; "
@@ -446,7 +469,7 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .kind = GPUPLAN_OPTION_CHOICE,
       .field = GPUPLAN_FIELD_INT,
       JOB(attention),
-      NO_SET,
+      SET(attention_set),
       .help = GPUPLAN_N_("attention implementation"),
       .default_value = "sdpa",
       .choices = attention_names },
@@ -485,7 +508,7 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .kind = GPUPLAN_OPTION_CHOICE,
       .field = GPUPLAN_FIELD_BOOL,
       JOB(act_offload),
-      NO_SET,
+      SET(act_offload_set),
       .help = GPUPLAN_N_("offload saved activations to host memory"),
       .default_value = "no",
       .choices = yes_no_names },
@@ -493,14 +516,24 @@ const struct gpuplan_option gpuplan_job_options[] = {
       .kind = GPUPLAN_OPTION_CHOICE,
       .field = GPUPLAN_FIELD_BOOL,
       JOB(chunked_ce),
-      NO_SET,
+      SET(chunked_ce_set),
       .help = GPUPLAN_N_("chunked cross-entropy (no full fp32 logits)"),
       .default_value = "no",
+      .choices = yes_no_names },
+    { .name = "packed",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_BOOL,
+      JOB(packed),
+      NO_SET,
+      .help = GPUPLAN_N_("every micro-batch has --seq-len tokens per sequence (packed or padded to "
+                         "it); no: variable-length batches (--seq-len the longest), whose reserved "
+                         "memory grows towards the free memory"),
+      .default_value = "yes",
       .choices = yes_no_names },
     { .name = "compile",
       .kind = GPUPLAN_OPTION_CHOICE,
       .field = GPUPLAN_FIELD_NONE,
-      NO_SET,
+      SET(compile_set),
       .help = GPUPLAN_N_("torch.compile: yes = blocks and loss (torchtune, HF Trainer), blocks = "
                          "blocks only (torchtitan); fused kernels, fewer saved activations"),
       .default_value = "no",
@@ -627,6 +660,20 @@ const struct gpuplan_option gpuplan_job_options[] = {
       SET(pp_set),
       .arg = "N",
       .help = GPUPLAN_N_("pipeline-parallel degree (serving: the servers)"),
+      .default_value = "1",
+      .count_min = 1,
+      .count_max = GPUPLAN_JOB_MAX_DEGREE,
+      .flags = GPUPLAN_OPTION_SEARCHED },
+    /* Context parallelism: the planner does not search it, and refuses it (SEARCHED). */
+    { .name = "cp",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      JOB(cp),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("training: context-parallel degree, each sequence split over N ranks of "
+                         "the data-parallel group (ring attention); memory only, the time model "
+                         "refuses it"),
       .default_value = "1",
       .count_min = 1,
       .count_max = GPUPLAN_JOB_MAX_DEGREE,
@@ -868,15 +915,106 @@ enum gpuplan_status gpuplan_job_set(struct gpuplan_job *job,
     return gpuplan_options_set(gpuplan_job_options, job, name, value, err);
 }
 
+/*
+ * Framework profiles (--stack): what each framework's code does with a knob
+ * its user leaves out, with the file and version it is read from
+ * (docs/stacks.md has the same table). -1 keeps gpuplan's default, which
+ * is the HF Trainer + PEFT + Accelerate one. "multi_gpu" is the sharding on
+ * more than one GPU when none is given (DDP otherwise).
+ */
+#define KEEP (-1)
+struct stack_profile {
+    int precision;   /* enum gpuplan_precision */
+    int grad_ckpt;   /* enum gpuplan_grad_ckpt */
+    int attention;   /* enum gpuplan_attention */
+    int chunked_ce;  /* 0/1 */
+    int compile;     /* 0 no, 1 yes (blocks + loss), 2 blocks only; fused kernels for megatron */
+    int act_offload; /* 0/1 */
+    int multi_gpu;   /* enum gpuplan_sharding */
+};
+
+static const struct stack_profile stack_profiles[GPUPLAN_FRAMEWORK_COUNT] = {
+    /* huggingface/transformers@00349ae87edd (5.x) src/transformers/training_args.py: bf16 = torch
+     * AMP over fp32 parameters, gradient_checkpointing False, torch_compile False,
+     * use_liger_kernel False; modeling_utils.py: attn_implementation "sdpa". The job's defaults. */
+    [GPUPLAN_FRAMEWORK_HF_TRAINER] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
+    /* huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/base_config.py: gradient_checkpointing
+     * True; trl/trainer/sft_config.py: loss_type "chunked_nll" (the logits are never upcast
+     * whole). */
+    [GPUPLAN_FRAMEWORK_TRL] = { KEEP, GPUPLAN_CKPT_FULL, KEEP, 1, KEEP, KEEP, KEEP },
+    /* axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/utils/schemas/config.py:
+     * gradient_checkpointing, torch_compile, activation_offloading unset (off): HF Trainer's. */
+    [GPUPLAN_FRAMEWORK_AXOLOTL] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
+    /* hiyouga/LLaMA-Factory@ff6d4d12e (0.9.6.dev0) src/llamafactory/hparams/model_args.py:
+     * disable_gradient_checkpointing False (checkpointing on, model/model_utils/checkpointing.py).
+     */
+    [GPUPLAN_FRAMEWORK_LLAMA_FACTORY] = { KEEP, GPUPLAN_CKPT_FULL, KEEP, KEEP, KEEP, KEEP, KEEP },
+    /* unslothai/unsloth (2025.x) unsloth/models/llama.py FastLlamaModel.get_peft_model:
+     * use_gradient_checkpointing="unsloth" (checkpointed block inputs offloaded to host,
+     * unsloth_zoo gradient_checkpointing.py); the loss is its fused, chunked cross-entropy
+     * (unsloth_zoo loss_utils.py) that never holds the full fp32 logits. */
+    [GPUPLAN_FRAMEWORK_UNSLOTH] = { KEEP, GPUPLAN_CKPT_FULL, KEEP, 1, KEEP, 1, KEEP },
+    /* pytorch/torchtune@bd2a0fc7c (0.7.0) torchtune/training/precision.py get_dtype and the
+     * recipes' configs (dtype: bf16: pure bf16 weights, grads and AdamW states); configs' loss
+     * torchtune.modules.loss.LinearCrossEntropyLoss / CEWithChunkedOutputLoss (chunked);
+     * recipes/full_finetune_*.py: enable_activation_checkpointing False, compile False. */
+    [GPUPLAN_FRAMEWORK_TORCHTUNE] = { GPUPLAN_PRECISION_BF16, KEEP, KEEP, 1, KEEP, KEEP, KEEP },
+    /* pytorch/torchtitan (0.2) torchtitan/config/job_config.py: ActivationCheckpoint.mode
+     * "selective", parallelism.data_parallel_shard_degree -1 (FSDP2 over every rank),
+     * mixed_precision_param bfloat16 with fp32 shards (bf16-mixed under FSDP), compile off. */
+    [GPUPLAN_FRAMEWORK_TORCHTITAN] = { KEEP, GPUPLAN_CKPT_SELECTIVE, KEEP, KEEP, KEEP, KEEP,
+                                       GPUPLAN_SHARDING_FSDP },
+    /* Lightning-AI/litgpt litgpt/utils.py get_default_supported_precision(training=True):
+     * "bf16-mixed" on bf16 GPUs; finetune/lora.py: no activation checkpointing on one GPU. */
+    [GPUPLAN_FRAMEWORK_LITGPT] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
+    /* deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/zero/config.py: stage 0 unless
+     * the script's config says; bf16 there is DeepSpeed's 16-bit engine (--precision). */
+    [GPUPLAN_FRAMEWORK_DEEPSPEED] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
+    /* NVIDIA/Megatron-LM megatron/training/arguments.py: Transformer Engine layers with fused
+     * norms, rotary and bias-activation and TE fused attention (flash): the time model's
+     * fused-kernel class; recompute off and the cross-entropy fusion off by default. */
+    [GPUPLAN_FRAMEWORK_MEGATRON] = { KEEP, KEEP, GPUPLAN_ATTN_FLASH, KEEP, 1, KEEP, KEEP },
+};
+
+/* The profile of out->stack over the knobs that were not given. */
+static void apply_stack_profile(struct gpuplan_job *out)
+{
+    if ((unsigned)out->stack >= GPUPLAN_FRAMEWORK_COUNT)
+        return;
+    const struct stack_profile *p = &stack_profiles[out->stack];
+    if (p->precision != KEEP && !out->precision_set)
+        out->precision = (enum gpuplan_precision)p->precision;
+    if (p->grad_ckpt != KEEP && !out->grad_ckpt_set)
+        out->grad_ckpt = (enum gpuplan_grad_ckpt)p->grad_ckpt;
+    if (p->attention != KEEP && !out->attention_set)
+        out->attention = (enum gpuplan_attention)p->attention;
+    if (p->chunked_ce != KEEP && !out->chunked_ce_set)
+        out->chunked_ce = p->chunked_ce != 0;
+    if (p->compile != KEEP && !out->compile_set) {
+        out->compile = p->compile != 0;
+        out->compile_loss = p->compile == 1;
+    }
+    if (p->act_offload != KEEP && !out->act_offload_set)
+        out->act_offload = p->act_offload != 0;
+}
+
 void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
 {
     *out = *job;
+    if (out->method != GPUPLAN_METHOD_INFER)
+        apply_stack_profile(out);
     /* PEFT's prepare_model_for_kbit_training turns gradient checkpointing on. */
     if (out->method == GPUPLAN_METHOD_QLORA && !out->grad_ckpt_set)
         out->grad_ckpt = GPUPLAN_CKPT_FULL;
     const uint64_t n_gpus = (uint64_t)out->gpus_per_node * out->nodes;
-    if (!out->sharding_set)
-        out->sharding = n_gpus > 1 ? GPUPLAN_SHARDING_DDP : GPUPLAN_SHARDING_NONE;
+    if (!out->sharding_set) {
+        const int multi = (unsigned)out->stack < GPUPLAN_FRAMEWORK_COUNT
+                              ? stack_profiles[out->stack].multi_gpu
+                              : KEEP;
+        out->sharding = n_gpus <= 1     ? GPUPLAN_SHARDING_NONE
+                        : multi != KEEP ? (enum gpuplan_sharding)multi
+                                        : GPUPLAN_SHARDING_DDP;
+    }
     if (out->method == GPUPLAN_METHOD_INFER) {
         /* vLLM and SGLang split a model with tensor parallelism over the GPUs of a server
          * (NVLink/xGMI) and pipeline stages across servers; what is left over runs as
@@ -895,6 +1033,8 @@ void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
         out->pp = 1;
     if (out->ep == 0)
         out->ep = 1;
+    if (out->cp == 0 || out->method == GPUPLAN_METHOD_INFER)
+        out->cp = 1;
 }
 
 static const char *choice_name(const char *const *names, size_t count, unsigned v)
@@ -937,6 +1077,11 @@ const char *gpuplan_sharding_name(enum gpuplan_sharding v)
 const char *gpuplan_offload_name(enum gpuplan_offload v)
 {
     return choice_name(offload_names, N_OF(offload_names), (unsigned)v);
+}
+
+const char *gpuplan_framework_name(enum gpuplan_framework v)
+{
+    return choice_name(framework_names, GPUPLAN_FRAMEWORK_COUNT, (unsigned)v);
 }
 
 const char *gpuplan_weights_name(enum gpuplan_dtype weights, char *out, size_t cap)

@@ -30,7 +30,9 @@ struct gpuplan_memory_terms {
     uint64_t n_gpus, dp, shard;
     bool infer; /* a serving job: no training terms */
     double weights, grads, optim, act, adapters, kv, overhead, host;
-    double allocated;  /* the step's peak allocation */
+    double allocated;  /* the peak allocation: the step's, or the load moment's when larger */
+    double load;       /* the load moment (load_moment_bytes), 0 where the stack has none */
+    bool varlen;       /* --packed no: the reserved band under variable-length batches */
     bool paged;        /* a paged (unified-memory) optimizer */
     double paged_host; /* its states, per GPU */
     bool offload;      /* an offload other than none */

@@ -1236,6 +1236,35 @@ static double training_peak(const struct gpuplan_job *job,
     return peak > st ? peak : st;
 }
 
+/*
+ * The load moment, before the first step (issue 16): a training script that
+ * drives DeepSpeed directly (--stack deepspeed) builds the model and hands it
+ * to deepspeed.initialize, whose engine casts the whole module to its 16-bit
+ * type and then moves it, unsharded, to the GPU
+ * (deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/engine.py
+ * _configure_distributed_model: module.bfloat16() / half(), then
+ * `if not self.dont_change_device: self.module.to(self.device)`, with
+ * dont_change_device False by default) before ZeRO-3 partitions the
+ * parameters. Only a model built under deepspeed.zero.Init arrives already
+ * partitioned; HF Trainer and accelerate enter zero.Init themselves
+ * (transformers is_deepspeed_zero3_enabled), a raw script does not. So under
+ * ZeRO-3 every GPU holds all parameters in 16 bits (fp32 without a 16-bit
+ * engine) for a moment; tensor/pipeline parallel ranks hold their share.
+ * Under ZeRO-0/1/2 the parameters stay whole anyway, so the step is larger.
+ * Returns 0 where no such moment exists.
+ */
+static double load_moment_bytes(const struct gpuplan_memory_profile *profile,
+                                const struct gpuplan_job *job,
+                                double model_parallel)
+{
+    if (job->stack != GPUPLAN_FRAMEWORK_DEEPSPEED || job->sharding != GPUPLAN_SHARDING_ZERO3 ||
+        job->method == GPUPLAN_METHOD_QLORA) /* bnb loads quantised, on the GPU, by itself */
+        return 0.0;
+    const double bytes_per_param = job->precision == GPUPLAN_PRECISION_FP32 ? 4.0 : 2.0;
+    return (double)profile->n_params * bytes_per_param /
+           (model_parallel > 1.0 ? model_parallel : 1.0);
+}
+
 static double nccl_bytes(uint64_t n_gpus)
 {
     return n_gpus > 1 ? (double)(NCCL_BUFFERS_MIB * GPUPLAN_BYTES_PER_MIB) : 0.0;
@@ -1314,6 +1343,28 @@ void gpuplan_memory_terms_eval(const struct gpuplan_memory_profile *profile,
     t->infer = job->method == GPUPLAN_METHOD_INFER;
     if (t->infer)
         return; /* serving is the engines' accounting (serving_estimate.c), not this profile's */
+    /*
+     * Context parallelism (--cp): each sequence is split into cp chunks over cp
+     * ranks of the data-parallel group (torchtitan context_parallel, Megatron
+     * --context-parallel-size), so every per-token activation, logit and loss
+     * buffer holds seq/cp tokens; the model states are sharded or replicated
+     * over the whole data-parallel group as before (torchtitan's FSDP mesh is
+     * dp_shard x cp, Megatron's distributed optimizer spans dp x cp). Ring
+     * attention passes the K/V chunks round the ring: a send and a receive
+     * buffer of one chunk in forward, and of K/V plus their gradients in
+     * backward, 4 x kv_cache_width x seq/cp x micro-batch x 2 B, counted at
+     * every moment (over by at most that at the optimizer step). It needs
+     * flash-style attention (no seq^2 scores); eager attention is charged the
+     * local chunk's scores only.
+     */
+    struct gpuplan_job local = *job; /* the rank's share of each sequence */
+    double ring_bytes = 0.0;
+    if (local.cp > 1) {
+        local.seq_len = (local.seq_len + local.cp - 1) / local.cp;
+        ring_bytes = 4.0 * (double)profile->kv_cache_width * (double)local.seq_len *
+                     (double)local.micro_batch * 2.0 / (double)(local.tp ? local.tp : 1);
+    }
+    job = &local;
     struct categories c;
     memset(&c, 0, sizeof c);
     const struct states s = model_states(profile, job, (double)d.shard, (double)d.mp);
@@ -1321,7 +1372,11 @@ void gpuplan_memory_terms_eval(const struct gpuplan_memory_profile *profile,
     memset(&ap, 0, sizeof ap);
     const double act = training_activations(profile, job, &ap);
     training_categories(profile, job, &s, act, &c);
-    t->allocated = training_peak(job, &s, &ap, &c); /* the moments, not the sum */
+    c.overhead += ring_bytes;
+    const double step = training_peak(job, &s, &ap, &c); /* the moments, not the sum */
+    t->load = load_moment_bytes(profile, job, (double)d.mp);
+    t->varlen = !job->packed;
+    t->allocated = t->load > step ? t->load : step; /* max_memory_allocated spans the load */
     t->weights = c.weights;
     t->grads = c.grads;
     t->optim = c.optim;
@@ -1377,6 +1432,24 @@ void gpuplan_memory_terms_finish(const struct gpuplan_memory_terms *t,
     g->kv_cache_bytes = gpuplan_bytes_from_double(c.kv);
     g->overhead_bytes = gpuplan_bytes_from_double(c.overhead + nccl);
     g->peak_allocated_bytes = gpuplan_bytes_from_double(allocated);
+    g->load_peak_bytes = gpuplan_bytes_from_double(t->load);
+    /*
+     * Variable-length batches (--packed no): PyTorch's caching allocator keeps
+     * the blocks it freed, rounded to their size class, and serves a request
+     * only from a cached block at least as large (c10/cuda/CUDACachingAllocator.cpp
+     * get_free_block; a cudaMalloc'd segment is never merged with another), so
+     * each new larger shape adds segments while the smaller ones stay cached:
+     * reserved grows with the shapes seen, bounded only by what the allocator
+     * can get. When cudaMalloc fails it frees the cached blocks and retries
+     * (release_cached_blocks) before raising out-of-memory, so the band's top
+     * is the free memory and not an OOM: the verdict reads the largest shape
+     * (peak_reserved). The band is [peak_reserved, usable - context - NCCL -
+     * managed]; where it ends inside depends on the order of the shapes.
+     */
+    if (t->varlen && gpu) {
+        const double top = usable_bytes(gpu) - context - nccl - managed;
+        g->reserved_varlen_high_bytes = gpuplan_bytes_from_double(top > reserved ? top : reserved);
+    }
     g->peak_reserved_bytes = gpuplan_bytes_from_double(reserved);
     g->cuda_context_bytes = gpuplan_bytes_from_double(context);
     g->managed_bytes = gpuplan_bytes_from_double(managed);
@@ -1515,6 +1588,15 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
                                "%llu GPUs are not a multiple of '--tp' x '--pp' = %llu",
                                (unsigned long long)n_gpus, (unsigned long long)mp);
         gpuplan_error_hint(err, "pick --tp and --pp whose product divides the GPU count");
+        goto out;
+    }
+    /* Context parallelism splits sequences over ranks of the data-parallel group. */
+    if (job->cp > 1 && (n_gpus / mp) % job->cp != 0) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                               "'--cp' is %u; must divide the %llu data-parallel ranks (GPUs / "
+                               "(tp x pp))",
+                               job->cp, (unsigned long long)(n_gpus / mp));
+        gpuplan_error_hint(err, "pick a --cp that divides the GPUs left after --tp and --pp");
         goto out;
     }
     /* Megatron-style tensor parallelism splits the attention heads evenly over the ranks

@@ -875,6 +875,12 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
     if (!gpu)
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                  "no GPU given; time and throughput need one");
+    if (job->cp > 1) /* refused, not guessed: the memory model takes --cp, the time model not */
+        return gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, NULL,
+                                 "context parallelism (--cp %u) is not in the time model: the ring "
+                                 "exchange of K/V per layer and the split of the attention work "
+                                 "are not modelled",
+                                 job->cp);
     const uint32_t per_node = job->gpus_per_node ? job->gpus_per_node : 1;
     const uint32_t nodes = job->nodes ? job->nodes : 1;
     const uint32_t tp = job->tp ? job->tp : 1;

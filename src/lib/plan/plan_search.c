@@ -432,6 +432,7 @@ void gpuplan_plan_job_for(const struct search *s,
     snprintf(job->gpu_id, sizeof job->gpu_id, "%s", l->gpu->id);
     job->method = (enum gpuplan_method)c->method;
     job->precision = (enum gpuplan_precision)c->precision;
+    job->precision_set = true;
     job->sharding = (enum gpuplan_sharding)c->sharding;
     job->sharding_set = true;
     job->offload = (enum gpuplan_offload)c->offload;

@@ -27,6 +27,8 @@ struct row {
     uint64_t bytes;
 };
 
+static json_t *interval_json(const struct gpuplan_interval *iv);
+
 static void rows_of(const struct gpuplan_memory_per_gpu *g, struct row rows[11])
 {
     const struct row r[11] = {
@@ -64,6 +66,30 @@ static void job_line(const struct gpuplan_job *job, struct gpuplan_buf *out)
         GPUPLAN_TR("\nparallel: %u node(s) x %u GPU(s), sharding %s, tp %u, pp %u, offload %s\n"),
         j.nodes, j.gpus_per_node, gpuplan_sharding_name(j.sharding), j.tp, j.pp,
         gpuplan_offload_name(j.offload));
+    if (j.cp > 1)
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("context parallel: cp %u (each sequence split over %u ranks, "
+                                      "%llu tokens each)\n"),
+                           j.cp, j.cp, (unsigned long long)((j.seq_len + j.cp - 1) / j.cp));
+    gpuplan_buf_printf(out, GPUPLAN_TR("stack: %s (its defaults for the options not given)\n"),
+                       gpuplan_framework_name(j.stack));
+}
+
+/* "  range of QUANTITY: ..." naming the class the bounds come from. */
+static void
+interval_text(const char *quantity, const struct gpuplan_interval *iv, struct gpuplan_buf *out)
+{
+    if (strcmp(iv->class_name, iv->bounds_from) == 0)
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("  ranges (%s): 80 %% interval of the out-of-sample errors of "
+                       "class %s (%u rows)\n"),
+            quantity, iv->class_name, iv->n_used);
+    else
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("  ranges (%s): 80 %% interval of the out-of-sample errors; "
+                                      "class %s has %u rows, the bounds are %s's (%u rows)\n"),
+                           quantity, iv->class_name, iv->n_rows, iv->bounds_from, iv->n_used);
 }
 
 /* ---- throughput ------------------------------------------------------ */
@@ -123,16 +149,27 @@ static enum gpuplan_status throughput_json_into(const struct gpuplan_throughput 
     return GPUPLAN_OK;
 }
 
-static void throughput_text(const struct gpuplan_throughput *t, struct gpuplan_buf *out)
+static void throughput_text(const struct gpuplan_throughput *t,
+                            const struct gpuplan_estimate_ranges *rg,
+                            struct gpuplan_buf *out)
 {
     gpuplan_buf_puts(out, GPUPLAN_TR("throughput:\n"));
-    gpuplan_buf_printf(out, GPUPLAN_TR("  tokens/s          %.0f per GPU, %.0f total\n"),
-                       t->tokens_per_s_per_gpu, t->tokens_per_s);
+    if (rg->has_throughput)
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("  tokens/s          %.0f per GPU (%.0f-%.0f), %.0f total\n"),
+                           t->tokens_per_s_per_gpu, rg->tokens_per_s_per_gpu_low,
+                           rg->tokens_per_s_per_gpu_high, t->tokens_per_s);
+    else
+        gpuplan_buf_printf(out, GPUPLAN_TR("  tokens/s          %.0f per GPU, %.0f total\n"),
+                           t->tokens_per_s_per_gpu, t->tokens_per_s);
     gpuplan_buf_printf(
         out,
         GPUPLAN_TR("  step time         %.3f s (compute %.3f, memory %.3f, comm %.3f, "
                    "offload %.3f)\n"),
         t->step_time_s, t->compute_s, t->memory_s, t->comm_s, t->offload_s);
+    if (rg->has_throughput)
+        gpuplan_buf_printf(out, GPUPLAN_TR("  step time range   %.3f-%.3f s\n"),
+                           rg->step_time_s_low, rg->step_time_s_high);
     gpuplan_buf_printf(
         out, GPUPLAN_TR("  MFU               %.1f %% (efficiency %.1f %% of %.0f TFLOPS)\n"),
         t->mfu * 100.0, t->efficiency * 100.0, t->peak_tflops);
@@ -142,9 +179,15 @@ static void throughput_text(const struct gpuplan_throughput *t, struct gpuplan_b
         t->flops_recompute_per_token);
     gpuplan_buf_printf(out, GPUPLAN_TR("  bottleneck        %s\n"),
                        gpuplan_bottleneck_name(t->bottleneck));
-    if (t->has_train_time)
+    if (t->has_train_time && rg->has_train_time)
+        gpuplan_buf_printf(
+            out, GPUPLAN_TR("  time to train     %.1f h (%.1f-%.1f) for %.3g tokens\n"),
+            t->train_hours, rg->train_hours_low, rg->train_hours_high, t->train_tokens);
+    else if (t->has_train_time)
         gpuplan_buf_printf(out, GPUPLAN_TR("  time to train     %.1f h for %.3g tokens\n"),
                            t->train_hours, t->train_tokens);
+    if (rg->has_throughput)
+        interval_text(GPUPLAN_TR("throughput"), &rg->throughput, out);
 }
 
 void gpuplan_estimate_rate_label(const struct gpuplan_estimate *e, char *dst, size_t size)
@@ -178,7 +221,7 @@ static void time_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out)
         gpuplan_buf_printf(out, GPUPLAN_TR("throughput: not estimated: %s\n"), e->throughput_error);
         return;
     }
-    throughput_text(&e->throughput, out);
+    throughput_text(&e->throughput, &e->ranges, out);
     if (!e->throughput.has_train_time) {
         gpuplan_buf_puts(
             out,
@@ -218,6 +261,24 @@ time_json(const struct gpuplan_estimate *e, json_t *root, struct gpuplan_error *
         e->is_serving ? GPUPLAN_OK : throughput_json_into(&e->throughput, root, err);
     if (st != GPUPLAN_OK)
         return st;
+    const struct gpuplan_estimate_ranges *rg = &e->ranges;
+    if (rg->has_throughput) {
+        json_t *tp = json_object_get(root, "throughput");
+        json_t *time = json_object_get(root, "time");
+        json_object_set_new(tp, "tokens_per_s_per_gpu_low",
+                            sig(gpuplan_round_to(rg->tokens_per_s_per_gpu_low, 0.1)));
+        json_object_set_new(tp, "tokens_per_s_per_gpu_high",
+                            sig(gpuplan_round_to(rg->tokens_per_s_per_gpu_high, 0.1)));
+        json_object_set_new(tp, "step_time_s_low", sig(rg->step_time_s_low));
+        json_object_set_new(tp, "step_time_s_high", sig(rg->step_time_s_high));
+        json_object_set_new(tp, "interval", interval_json(&rg->throughput));
+        json_object_set_new(time, "train_hours_low",
+                            rg->has_train_time ? sig(gpuplan_round_to(rg->train_hours_low, 0.01))
+                                               : json_null());
+        json_object_set_new(time, "train_hours_high",
+                            rg->has_train_time ? sig(gpuplan_round_to(rg->train_hours_high, 0.01))
+                                               : json_null());
+    }
     json_t *cost = json_object();
     const bool rated = c->usd_per_gpu_hour > 0;
     json_object_set_new(cost, "usd_per_gpu_hour",
@@ -244,6 +305,60 @@ time_json(const struct gpuplan_estimate *e, json_t *root, struct gpuplan_error *
     return GPUPLAN_OK;
 }
 
+/*
+ * The verdict: from the device-total range when there is one (FITS: its top
+ * fits; MAY NOT FIT: it straddles the usable memory; DOES NOT FIT: its
+ * bottom does not fit), else from the estimate itself.
+ */
+static void verdict_text(const struct gpuplan_estimate *est, struct gpuplan_buf *out)
+{
+    const struct gpuplan_memory_estimate *e = &est->memory.est;
+    const struct gpuplan_estimate_ranges *rg = &est->ranges;
+    const double head_gib = (double)e->headroom_bytes / (double)GPUPLAN_BYTES_PER_GIB;
+    const double usable_gib = gpuplan_gib_from_bytes(e->gpu_usable_bytes);
+    if (!rg->has_verdict) {
+        gpuplan_buf_printf(out, GPUPLAN_TR("\nverdict: %s on %s (%.2f GiB usable): %s %.2f GiB\n"),
+                           e->fits ? GPUPLAN_TR("FITS") : GPUPLAN_TR("DOES NOT FIT"), est->gpu_id,
+                           usable_gib, e->fits ? GPUPLAN_TR("headroom") : GPUPLAN_TR("short by"),
+                           e->fits ? head_gib : -head_gib);
+        return;
+    }
+    const double low_gib = gpuplan_gib_from_bytes(rg->device_total_low_bytes);
+    const double high_gib = gpuplan_gib_from_bytes(rg->device_total_high_bytes);
+    switch (rg->verdict) {
+    case GPUPLAN_VERDICT_FITS:
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("\nverdict: FITS on %s (%.2f GiB usable): headroom %.2f GiB, "
+                                      "%.2f GiB at the top of the range\n"),
+                           est->gpu_id, usable_gib, head_gib, usable_gib - high_gib);
+        break;
+    case GPUPLAN_VERDICT_MAY_NOT_FIT:
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("\nverdict: MAY NOT FIT on %s (%.2f GiB usable): the device "
+                                      "total range %.2f-%.2f GiB straddles it, the top is over by "
+                                      "%.2f GiB (the estimate: %s %.2f GiB)\n"),
+                           est->gpu_id, usable_gib, low_gib, high_gib,
+                           (double)rg->over_bytes / (double)GPUPLAN_BYTES_PER_GIB,
+                           e->fits ? GPUPLAN_TR("headroom") : GPUPLAN_TR("short by"),
+                           e->fits ? head_gib : -head_gib);
+        break;
+    default:
+        if (e->fits) /* a class whose every error is under: even the bottom is above the estimate */
+            gpuplan_buf_printf(out,
+                               GPUPLAN_TR("\nverdict: DOES NOT FIT on %s (%.2f GiB usable): the "
+                                          "estimate fits (headroom %.2f GiB) but the bottom of its "
+                                          "range is over by %.2f GiB\n"),
+                               est->gpu_id, usable_gib, head_gib, low_gib - usable_gib);
+        else
+            gpuplan_buf_printf(
+                out,
+                GPUPLAN_TR("\nverdict: DOES NOT FIT on %s (%.2f GiB usable): short by "
+                           "%.2f GiB, %.2f GiB at the bottom of the range\n"),
+                est->gpu_id, usable_gib, -head_gib, low_gib - usable_gib);
+        break;
+    }
+}
+
 static void render_text(const struct gpuplan_estimate *est, struct gpuplan_buf *out)
 {
     const struct gpuplan_memory_report *r = &est->memory;
@@ -257,12 +372,44 @@ static void render_text(const struct gpuplan_estimate *est, struct gpuplan_buf *
     gpuplan_buf_puts(out, GPUPLAN_TR("\nper GPU                  GiB\n"));
     struct row rows[11];
     rows_of(&e->per_gpu, rows);
+    const struct gpuplan_estimate_ranges *rg = &est->ranges;
+    const uint64_t lows[3] = { rg->peak_allocated_low_bytes, rg->peak_reserved_low_bytes,
+                               rg->device_total_low_bytes };
+    const uint64_t highs[3] = { rg->peak_allocated_high_bytes, rg->peak_reserved_high_bytes,
+                                rg->device_total_high_bytes };
     for (size_t i = 0; i < 11; i++) {
         if (i == 8)
             gpuplan_buf_puts(out, "  --------------------------\n");
         const char *label = GPUPLAN_TR(rows[i].name);
-        gpuplan_buf_printf(out, "  %-*s %9.2f\n", gpuplan_tr_width(label, 16), label,
+        gpuplan_buf_printf(out, "  %-*s %9.2f", gpuplan_tr_width(label, 16), label,
                            gpuplan_gib_from_bytes(rows[i].bytes));
+        if (i >= 8 && rg->has_memory)
+            gpuplan_buf_printf(out, "  (%.2f-%.2f)", gpuplan_gib_from_bytes(lows[i - 8]),
+                               gpuplan_gib_from_bytes(highs[i - 8]));
+        gpuplan_buf_puts(out, "\n");
+    }
+    if (e->per_gpu.reserved_varlen_high_bytes > 0)
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("  reserved band    %9.2f-%.2f  (variable-length batches: the caching "
+                       "allocator keeps blocks of every shape and grows towards the free memory; "
+                       "it frees them and retries before it would fail, so the verdict reads the "
+                       "largest shape)\n"),
+            gpuplan_gib_from_bytes(e->per_gpu.peak_reserved_bytes),
+            gpuplan_gib_from_bytes(e->per_gpu.reserved_varlen_high_bytes));
+    if (e->per_gpu.load_peak_bytes > 0)
+        gpuplan_buf_printf(
+            out,
+            GPUPLAN_TR("  load moment      %9.2f  (DeepSpeed moves the whole %s model to every GPU "
+                       "before ZeRO-3 partitions it%s; a model built under deepspeed.zero.Init "
+                       "arrives partitioned)\n"),
+            gpuplan_gib_from_bytes(e->per_gpu.load_peak_bytes),
+            est->job.precision == GPUPLAN_PRECISION_FP32 ? "fp32" : GPUPLAN_TR("16-bit"),
+            e->per_gpu.load_peak_bytes >= e->per_gpu.peak_allocated_bytes ? GPUPLAN_TR(": the peak")
+                                                                          : "");
+    if (rg->has_memory) {
+        interval_text(GPUPLAN_TR("allocated"), &rg->allocated, out);
+        interval_text(GPUPLAN_TR("reserved, device total"), &rg->reserved, out);
     }
     gpuplan_buf_printf(out, GPUPLAN_TR("\nhost (per node)\n  ram              %9.2f\n"),
                        gpuplan_gib_from_bytes(e->host_ram_bytes));
@@ -272,12 +419,7 @@ static void render_text(const struct gpuplan_estimate *est, struct gpuplan_buf *
         gpuplan_buf_puts(out, GPUPLAN_TR("\nno --gpu given: no fit verdict\n"));
         return;
     }
-    const double head_gib = (double)e->headroom_bytes / (double)GPUPLAN_BYTES_PER_GIB;
-    gpuplan_buf_printf(out, GPUPLAN_TR("\nverdict: %s on %s (%.2f GiB usable): %s %.2f GiB\n"),
-                       e->fits ? GPUPLAN_TR("FITS") : GPUPLAN_TR("DOES NOT FIT"), est->gpu_id,
-                       gpuplan_gib_from_bytes(e->gpu_usable_bytes),
-                       e->fits ? GPUPLAN_TR("headroom") : GPUPLAN_TR("short by"),
-                       e->fits ? head_gib : -head_gib);
+    verdict_text(est, out);
     if (r->n_suggestions) {
         gpuplan_buf_puts(out, GPUPLAN_TR("suggestions:\n"));
         for (size_t i = 0; i < r->n_suggestions; i++)
@@ -301,6 +443,7 @@ static json_t *job_json(const struct gpuplan_job *job)
 {
     const struct gpuplan_job j = *job;
     json_t *o = json_object();
+    json_object_set_new(o, "stack", json_string(gpuplan_framework_name(j.stack)));
     json_object_set_new(o, "method", json_string(gpuplan_method_name(j.method)));
     json_object_set_new(o, "precision", json_string(gpuplan_precision_name(j.precision)));
     json_object_set_new(o, "optimizer", json_string(gpuplan_optimizer_name(j.optimizer)));
@@ -316,6 +459,7 @@ static json_t *job_json(const struct gpuplan_job *job)
     json_object_set_new(o, "offload", json_string(gpuplan_offload_name(j.offload)));
     json_object_set_new(o, "tp", json_integer(j.tp));
     json_object_set_new(o, "pp", json_integer(j.pp));
+    json_object_set_new(o, "cp", json_integer(j.cp));
     json_object_set_new(o, "gpus_per_node", json_integer(j.gpus_per_node));
     json_object_set_new(o, "nodes", json_integer(j.nodes));
     json_object_set_new(o, "input_tokens", json_integer((json_int_t)j.input_tokens));
@@ -336,6 +480,19 @@ static json_t *bytes_json(uint64_t v)
     return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
+/* {class, bounds_from, n_rows, n_used, factor_low, factor_high}: measured / predicted. */
+static json_t *interval_json(const struct gpuplan_interval *iv)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "class", json_string(iv->class_name));
+    json_object_set_new(o, "bounds_from", json_string(iv->bounds_from));
+    json_object_set_new(o, "n_rows", json_integer(iv->n_rows));
+    json_object_set_new(o, "n_used", json_integer(iv->n_used));
+    json_object_set_new(o, "factor_low", json_real(gpuplan_round_to(iv->factor_low, 0.0001)));
+    json_object_set_new(o, "factor_high", json_real(gpuplan_round_to(iv->factor_high, 0.0001)));
+    return o;
+}
+
 static enum gpuplan_status render_json(const struct gpuplan_estimate *est,
                                        const struct gpuplan_config *cfg,
                                        bool check,
@@ -353,11 +510,35 @@ static enum gpuplan_status render_json(const struct gpuplan_estimate *est,
         snprintf(key, sizeof key, "%s_bytes", rows[i].name);
         json_object_set_new(per_gpu, key, bytes_json(rows[i].bytes));
     }
+    json_object_set_new(per_gpu, "load_peak_bytes", bytes_json(e->per_gpu.load_peak_bytes));
+    json_object_set_new(per_gpu, "reserved_varlen_high_bytes",
+                        bytes_json(e->per_gpu.reserved_varlen_high_bytes));
+    const struct gpuplan_estimate_ranges *rg = &est->ranges;
+    if (rg->has_memory) {
+        json_object_set_new(per_gpu, "peak_allocated_low_bytes",
+                            bytes_json(rg->peak_allocated_low_bytes));
+        json_object_set_new(per_gpu, "peak_allocated_high_bytes",
+                            bytes_json(rg->peak_allocated_high_bytes));
+        json_object_set_new(per_gpu, "peak_reserved_low_bytes",
+                            bytes_json(rg->peak_reserved_low_bytes));
+        json_object_set_new(per_gpu, "peak_reserved_high_bytes",
+                            bytes_json(rg->peak_reserved_high_bytes));
+        json_object_set_new(per_gpu, "device_total_low_bytes",
+                            bytes_json(rg->device_total_low_bytes));
+        json_object_set_new(per_gpu, "device_total_high_bytes",
+                            bytes_json(rg->device_total_high_bytes));
+    }
     json_t *host = json_object();
     json_object_set_new(host, "ram_bytes", bytes_json(e->host_ram_bytes));
     json_t *memory = json_object();
     json_object_set_new(memory, "per_gpu", per_gpu);
     json_object_set_new(memory, "host", host);
+    if (rg->has_memory) {
+        json_t *iv = json_object();
+        json_object_set_new(iv, "allocated", interval_json(&rg->allocated));
+        json_object_set_new(iv, "reserved", interval_json(&rg->reserved));
+        json_object_set_new(memory, "intervals", iv);
+    }
     if (est->is_serving) {
         render_serving_memory_json(est, memory);
         json_object_set_new(root, "serving", render_serving_json(est));
@@ -373,6 +554,11 @@ static enum gpuplan_status render_json(const struct gpuplan_estimate *est,
     if (est->has_gpu) {
         json_object_set_new(root, "gpu", json_string(est->gpu_id));
         json_object_set_new(root, "fits", json_boolean(e->fits));
+        if (rg->has_verdict) {
+            json_object_set_new(root, "verdict",
+                                json_string(gpuplan_fit_verdict_name(rg->verdict)));
+            json_object_set_new(root, "over_bytes", json_integer(rg->over_bytes));
+        }
         json_object_set_new(root, "usable_bytes", bytes_json(e->gpu_usable_bytes));
         json_object_set_new(root, "headroom_bytes", json_integer(e->headroom_bytes));
         for (size_t i = 0; i < r->n_suggestions; i++) {
@@ -405,7 +591,9 @@ static enum gpuplan_status render_json(const struct gpuplan_estimate *est,
 
 /*
  * The memory breakdown as one RFC 4180 table (scope,item,bytes,gib): the
- * eleven per-GPU rows, the host RAM per node and, with a GPU, its usable
+ * eleven per-GPU rows, the 80 % ranges of the last three (training: *_low,
+ * *_high), the load moment and the variable-length reserved band where they
+ * exist, the host RAM per node and, with a GPU, its usable
  * bytes and the headroom (negative: short by). Figures only: the verdict and
  * the suggestions are the text and JSON reports'.
  */
@@ -421,6 +609,26 @@ static void render_csv(const struct gpuplan_estimate *est, struct gpuplan_buf *o
         snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)rows[i].bytes);
         snprintf(gib, sizeof gib, "%.2f", gpuplan_gib_from_bytes(rows[i].bytes));
         const char *const cells[] = { "per_gpu", rows[i].name, bytes, gib };
+        gpuplan_csv_row(out, cells, 4);
+    }
+    /* the 80 % ranges (training), the load moment and the variable-length band where there are */
+    const struct gpuplan_estimate_ranges *rg = &est->ranges;
+    const struct row extra[] = {
+        { "peak_allocated_low", rg->peak_allocated_low_bytes },
+        { "peak_allocated_high", rg->peak_allocated_high_bytes },
+        { "peak_reserved_low", rg->peak_reserved_low_bytes },
+        { "peak_reserved_high", rg->peak_reserved_high_bytes },
+        { "device_total_low", rg->device_total_low_bytes },
+        { "device_total_high", rg->device_total_high_bytes },
+        { "load_peak", e->per_gpu.load_peak_bytes },
+        { "reserved_varlen_high", e->per_gpu.reserved_varlen_high_bytes },
+    };
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+        if ((i < 6 && !rg->has_memory) || (i >= 6 && extra[i].bytes == 0))
+            continue;
+        snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)extra[i].bytes);
+        snprintf(gib, sizeof gib, "%.2f", gpuplan_gib_from_bytes(extra[i].bytes));
+        const char *const cells[] = { "per_gpu", extra[i].name, bytes, gib };
         gpuplan_csv_row(out, cells, 4);
     }
     snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)e->host_ram_bytes);

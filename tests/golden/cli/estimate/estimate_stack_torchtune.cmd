@@ -1,0 +1,1 @@
+$GPUPLAN estimate llama-3.1-8b --method lora --stack torchtune --gpu h100-sxm --tokens 1e8
