@@ -52,7 +52,7 @@ E4M3 E5M2 INT8 INT4 AWQ GPTQ DDP FSDP ZeRO HTML PDF Markdown CUDA PCIe Gen NVLin
 RoCE Ethernet NDR HDR XDR GbE OSFP SXM SXM4 SXM5 OAM HBM HBM2e HBM3 HBM3e HBM3E GDDR6 GDDR7 ECC RDIMM
 DDR5 vLLM vllm SGLang sglang DeepSpeed accelerate torchrun Slurm slurm axolotl torchtune TRL PUE TDP
 gpuplan propose tco emit KIND docs md tokens json yaml sh all-reduce Pareto MiB KiB Gb Llama Meta
-RAM TCO kWh HPU CC bitsandbytes Transformers qlora lora PyTorch Hugging Face EPYC Xeon ROCm PyPI
+RAM TCO kWh HPU CC PEFT Accelerate bitsandbytes Transformers qlora lora PyTorch Hugging Face EPYC Xeon ROCm PyPI
 compute selective full none deepspeed ddp zero3 fsdp
 torch compile config eager backward Dropout
 """.split())

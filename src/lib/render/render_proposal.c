@@ -70,6 +70,8 @@ struct proposal {
     bool has_memory[PROPOSAL_MAX_SHOWN];
     struct gpuplan_memory_per_gpu memory[PROPOSAL_MAX_SHOWN];
     uint64_t usable_bytes[PROPOSAL_MAX_SHOWN];
+    bool has_range[PROPOSAL_MAX_SHOWN]; /* the device total's 80 % range (training) */
+    uint64_t range_low_bytes[PROPOSAL_MAX_SHOWN], range_high_bytes[PROPOSAL_MAX_SHOWN];
     bool has_inputs; /* cost inputs of the recommended server */
     struct gpuplan_cost_inputs inputs;
     bool has_tco;
@@ -315,24 +317,30 @@ static void pick_shown(struct proposal *pr)
     }
 }
 
-/* Each shown plan's memory breakdown, as the planner's memory model gives it. */
+/* Each shown plan's memory breakdown, as the planner's memory model gives it, and the 80 %
+ * range of its device total from the out-of-sample errors of its class (intervals.c). */
 static void gather_memory(struct proposal *pr)
 {
-    struct gpuplan_memory_report *report = malloc(sizeof *report);
-    if (!report)
+    struct gpuplan_estimate *est = calloc(1, sizeof *est);
+    if (!est)
         return;
     for (size_t i = 0; i < pr->n_shown; i++) {
         const struct gpuplan_plan *p = pr->shown[i];
         struct gpuplan_job job = p->job;
         job.gpus_per_node = p->gpus_per_node;
         job.nodes = p->nodes;
-        if (gpuplan_estimate_memory(pr->model, &job, p->gpu, report, NULL) != GPUPLAN_OK)
+        if (gpuplan_estimate_run(pr->model, &job, p->gpu, est, NULL) != GPUPLAN_OK)
             continue;
-        pr->memory[i] = report->est.per_gpu;
+        pr->memory[i] = est->memory.est.per_gpu;
         pr->usable_bytes[i] = p->usable_bytes;
-        pr->has_memory[i] = report->est.per_gpu.device_total_bytes > 0;
+        pr->has_memory[i] = est->memory.est.per_gpu.device_total_bytes > 0;
+        struct gpuplan_estimate_ranges ranges;
+        gpuplan_estimate_ranges_fill(est, &ranges);
+        pr->has_range[i] = ranges.has_memory && ranges.device_total_high_bytes > 0;
+        pr->range_low_bytes[i] = ranges.device_total_low_bytes;
+        pr->range_high_bytes[i] = ranges.device_total_high_bytes;
     }
-    free(report);
+    free(est);
 }
 
 /* The recommended server's cost inputs and TCO (`gpuplan tco`'s defaults). */
@@ -819,6 +827,9 @@ static void figure_memory(struct gpuplan_doc *doc, struct proposal *pr, struct g
         b->usable_gib = gpuplan_gib_from_bytes(pr->usable_bytes[i]);
         b->has_total = true;
         b->total_gib = gpuplan_gib_from_bytes(m->device_total_bytes);
+        b->has_range = pr->has_range[i];
+        b->low_gib = gpuplan_gib_from_bytes(pr->range_low_bytes[i]);
+        b->high_gib = gpuplan_gib_from_bytes(pr->range_high_bytes[i]);
         n++;
     }
     if (n == 0 || !(bars[0].usable_gib > 0.0))
@@ -826,8 +837,9 @@ static void figure_memory(struct gpuplan_doc *doc, struct proposal *pr, struct g
     const struct gpuplan_svg_mem_chart chart = {
         .common = { .id = "chart-memory",
                     .title = GPUPLAN_TR("Memory per GPU"),
-                    .desc = GPUPLAN_TR("What each GPU holds at the peak of a step, against the "
-                                       "memory the framework can use."),
+                    .desc = GPUPLAN_TR("What each GPU holds at the peak of a step, with the "
+                                       "estimate's 80-percent range, against the memory the "
+                                       "framework can use."),
                     .omit_style = !pr->charts_only,
                     .width_px = pr->width_px },
         .part_labels = { GPUPLAN_TR("weights"), GPUPLAN_TR("gradients"), GPUPLAN_TR("optimizer"),
@@ -954,6 +966,15 @@ static void section_risks(struct gpuplan_doc *doc, struct proposal *pr)
 {
     const struct gpuplan_plan *p = pr->shown[0];
     const struct gpuplan_plan_result *r = pr->result;
+    /* the planner's maturity first: "standard: ..." or "needs care: ..." with the reason */
+    if (p->maturity[0]) {
+        char *line = pr->line;
+        snprintf(line, CELL_MAX, GPUPLAN_TR("Software stack: %s."), p->maturity);
+        if (p->needs_care)
+            gpuplan_doc_note(doc, line);
+        else
+            gpuplan_doc_paragraph(doc, line);
+    }
     if (p->n_warnings == 0)
         gpuplan_doc_paragraph(doc, GPUPLAN_TR("The planner raised no warning for this plan."));
     for (size_t i = 0; i < p->n_warnings; i++)
