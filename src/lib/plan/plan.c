@@ -202,17 +202,51 @@ static void variants(const struct search *s, const struct candidate *c, struct g
         seen[lo] = seen[--k];
     }
 }
-/* Insertion sort of `c` by the objective's keys alone (a handful of GPU types). */
+/*
+ * Sort `c` (a handful of GPU types) by the objective's keys alone, with near ties that
+ * cannot chain: first by the objective's figure, then each group of plans within
+ * NEAR_TIE_FRACTION of its cheapest (its leader) ordered by the next keys (fewer GPUs,
+ * fewer servers, the standard stack). Pairwise near ties are not transitive (4 x mi300x
+ * within 5 % of 2 x mi300x, that within 5 % of 1 x mi325x, the first 7 % cheaper than the
+ * last), so an insertion sort by them alone could rank a plan first that another beats by
+ * more than the band; a group measured from its leader cannot.
+ */
 static void sort_by_keys(const struct search *s, struct candidate *c, size_t n)
 {
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = 1; i < n; i++) { /* by the first key, then the layout: a total order */
         const struct candidate x = c[i];
+        const double kx = gpuplan_plan_first_key(s, &x);
         size_t j = i;
-        while (j > 0 && gpuplan_plan_keys_better(s, &x, &c[j - 1])) {
+        while (j > 0) {
+            const double kp = gpuplan_plan_first_key(s, &c[j - 1]);
+            const bool before = kx < kp || (kx == kp && x.layout < c[j - 1].layout) ||
+                                (isfinite(kx) && !isfinite(kp));
+            if (!before)
+                break;
             c[j] = c[j - 1];
             j--;
         }
         c[j] = x;
+    }
+    for (size_t lead = 0; lead < n;) {
+        const double kl = gpuplan_plan_first_key(s, &c[lead]);
+        size_t end = lead + 1;
+        while (end < n && isfinite(kl)) {
+            const double k = gpuplan_plan_first_key(s, &c[end]);
+            if (!isfinite(k) || k - kl > NEAR_TIE_FRACTION * fabs(k))
+                break;
+            end++;
+        }
+        for (size_t i = lead + 1; i < end; i++) { /* inside the group every pair is a near tie */
+            const struct candidate x = c[i];
+            size_t j = i;
+            while (j > lead && gpuplan_plan_keys_better(s, &x, &c[j - 1])) {
+                c[j] = c[j - 1];
+                j--;
+            }
+            c[j] = x;
+        }
+        lead = end;
     }
 }
 /*

@@ -174,6 +174,8 @@ bool gpuplan_plan_view_better(const struct search *s,
                               const struct candidate *a,
                               const struct candidate *b);
 /* `a` ranks before `b` by the objective's keys alone (no compromise tier). */
+/* The objective's figure of `c` in the run's view (the first ranking key). */
+double gpuplan_plan_first_key(const struct search *s, const struct candidate *c);
 bool gpuplan_plan_keys_better(const struct search *s,
                               const struct candidate *a,
                               const struct candidate *b);

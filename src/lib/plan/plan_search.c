@@ -68,9 +68,6 @@ static const uint64_t micro_batches[] = { 1, 2, 4, 8, 16 };
 /* A shape's memo: one entry per method x precision x pair x checkpointing x micro-batch. */
 #define MEMO_PER_SHAPE \
     (MAX_METHODS * GPUPLAN_PRECISION_COUNT * MAX_PAIRS * MAX_CKPTS * N_MICRO_BATCHES)
-/* GPUs per superchip compute tray (GB200/GB300: 2 Grace + 4 Blackwell per tray, 18 trays
- * per NVL72 rack; NVIDIA GB200 NVL72 product page). */
-#define SUPERCHIP_TRAY_GPUS 4u
 /* A platform's GPU counts the layouts read (the catalog allows at most this many). */
 #define MAX_SOLD_COUNTS 8
 
@@ -208,12 +205,11 @@ static size_t layout_counts(const struct gpuplan_plan_request *req,
             counts[n++] = platform->gpu_counts[i];
         return n;
     }
-    /* A superchip rack (GB200/GB300 NVL72) is rented by whole 4-GPU compute trays (Azure
-     * ND GB200 v6: 4 GPUs per VM) inside its NVLink domain, or whole racks; never one or
-     * two GPUs of a tray. */
+    /* A superchip rack (GB200/GB300 NVL72) is rented as the catalog's rates sell it: whole
+     * racks. Its one GB200 rate (Spheron, 2026-03) is "rented as racks, not single GPUs";
+     * Azure's ND GB200 v6 VMs (4 GPUs, one compute tray) would allow trays once a dated rate
+     * for them is in the catalog (a rental unit per rate: not modelled yet). */
     if (platform && strcmp(platform->form_factor, "superchip") == 0) {
-        for (uint32_t k = SUPERCHIP_TRAY_GPUS; k < max && n < MAX_SOLD_COUNTS - 1; k *= 2)
-            counts[n++] = k;
         counts[n++] = max;
         return n;
     }
@@ -526,6 +522,12 @@ bool gpuplan_plan_view_better(const struct search *s,
             return ka[i] < kb[i];
     }
     return a->layout < b->layout;
+}
+double gpuplan_plan_first_key(const struct search *s, const struct candidate *c)
+{
+    double k[N_KEYS];
+    keys(s, c, s->view, k);
+    return k[0];
 }
 /* By the objective's keys alone (no compromise tier), in the run's own view. */
 bool gpuplan_plan_keys_better(const struct search *s,
