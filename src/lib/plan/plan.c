@@ -19,8 +19,35 @@
 
 #include "gpuplan/cost.h"
 #include "gpuplan/options.h"
+#include "gpuplan/units.h"
 #include "plan/plan_internal.h"
 #include "plan/plan_serve_internal.h"
+
+/*
+ * A kept plan's capex with the RAM and NVMe its server spec holds: what lies beyond the
+ * platform's base is priced from the catalog's parts (gpuplan_capex_compute), so no part of
+ * the bill is silently free. The search ranked the chassis capex (the layout's: GPUs,
+ * platform, network); the RAM and NVMe beyond the base are added here, for the plans shown.
+ */
+static void
+plan_capex_with_server(const struct search *s, const struct layout *l, struct gpuplan_plan *p)
+{
+    if (!p->has_capex || !s->catalog)
+        return;
+    struct gpuplan_cost_inputs in;
+    if (gpuplan_cost_inputs_init_ex(&in, s->catalog, l->gpu, l->gpus_per_node * l->nodes,
+                                    l->platform, (enum gpuplan_cloud_tier)s->req->job.cloud_tier,
+                                    NULL) != GPUPLAN_OK)
+        return;
+    (void)gpuplan_cost_inputs_set(&in, GPUPLAN_COST_RAM_GIB,
+                                  (double)p->server.ram_bytes / (double)GPUPLAN_BYTES_PER_GIB,
+                                  NULL);
+    (void)gpuplan_cost_inputs_set(&in, GPUPLAN_COST_NVME_TB,
+                                  (double)p->server.nvme_bytes / (double)GPUPLAN_BYTES_PER_TB,
+                                  NULL);
+    gpuplan_capex_compute(&in, &p->capex);
+    p->capex_usd = p->capex.total_usd;
+}
 
 /* Re-evaluate a winning candidate in full and describe it. */
 static void materialise(const struct search *s, const struct candidate *c, struct gpuplan_plan *p)
@@ -85,6 +112,7 @@ static void materialise(const struct search *s, const struct candidate *c, struc
                                    : 0.0;
     p->compromise = c->compromise;
     gpuplan_plan_server_spec(s, p, &m);
+    plan_capex_with_server(s, l, p);
     gpuplan_plan_maturity(s, p, c->care);
     gpuplan_plan_explain(s, p, &t);
 }
@@ -432,6 +460,7 @@ static enum gpuplan_status search_once(const struct gpuplan_model *model,
     out->request = *req;
     s->req = &out->request;
     s->model = model;
+    s->catalog = catalog;
     s->view = req->where == GPUPLAN_WHERE_ON_PREM ? PLAN_VIEW_BUY : PLAN_VIEW_RENT;
     s->allow = gpuplan_plan_implied_allow(req, catalog);
     struct gpuplan_job resolved;

@@ -48,6 +48,9 @@ struct layout {
     uint32_t care;           /* enum gpuplan_plan_allow bits the GPU on this platform needs (rented
                                 unless the request is on-prem) */
     uint32_t shape;          /* index of its (GPUs per node, nodes) in search.shapes */
+    /* the parts prices (catalog parts.json) and the platform's base, for a candidate's RAM and
+     * NVMe beyond it (the chassis capex above has only the base) */
+    double ram_usd_per_gib, nvme_usd_per_tb, ram_base_gib, nvme_base_tb;
 };
 
 /*
@@ -88,6 +91,7 @@ struct candidate {
 struct search {
     const struct gpuplan_plan_request *req;
     const struct gpuplan_model *model;
+    const struct gpuplan_catalog *catalog; /* its parts prices price a kept plan's RAM/NVMe */
     struct gpuplan_memory_profile mem;
     struct gpuplan_throughput_profile thr;
     struct layout *layouts;
@@ -195,6 +199,12 @@ struct gpuplan_plan_host_need {
     uint64_t drives;
 };
 
+/* The RAM one server of the plan gets: the need, the S11 floor, a sold DIMM total, at most the
+ * platform's maximum (what gpuplan_plan_server_spec writes). */
+uint64_t gpuplan_plan_server_ram_bytes(const struct search *s,
+                                       const struct gpuplan_job *job,
+                                       const struct gpuplan_platform *pl,
+                                       const struct gpuplan_plan_host_need *h);
 /* What one server of the plan must hold (the assumptions in plan_server.c). */
 void gpuplan_plan_host_need(const struct search *s,
                             const struct gpuplan_job *job,

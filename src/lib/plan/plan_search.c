@@ -176,6 +176,10 @@ static void layout_prices(struct layout *l,
     gpuplan_capex_compute(&in, &l->capex);
     l->capex_usd = l->capex.total_usd;
     l->has_capex = true;
+    l->ram_usd_per_gib = in.v[GPUPLAN_COST_RAM_PRICE].value;
+    l->nvme_usd_per_tb = in.v[GPUPLAN_COST_NVME_PRICE].value;
+    l->ram_base_gib = in.ram_base_gib;
+    l->nvme_base_tb = in.nvme_base_tb;
     /* The own cost per hour of use needs the use: only when the user states it. */
     if (!(hours_per_day > 0.0) ||
         gpuplan_cost_inputs_set(&in, GPUPLAN_COST_HOURS_PER_DAY, hours_per_day, NULL) != GPUPLAN_OK)
@@ -568,13 +572,24 @@ enum candidate_outcome { CANDIDATE_MISFIT = 0, CANDIDATE_REJECTED, CANDIDATE_FEA
 static bool server_holds(struct search *s,
                          const struct layout *l,
                          const struct gpuplan_job *job,
-                         const struct gpuplan_memory_estimate *m)
+                         const struct gpuplan_memory_estimate *m,
+                         double *extra_capex_usd)
 {
     const struct gpuplan_platform *pl = l->platform;
+    *extra_capex_usd = 0.0;
     if (!pl)
         return true;
     struct gpuplan_plan_host_need h;
     gpuplan_plan_host_need(s, job, l->gpus_per_node, l->nodes, pl, m, &h);
+    /* the RAM and NVMe beyond the platform's base, priced as the kept plan's capex is
+     * (plan.c plan_capex_with_server, gpuplan_capex_compute), so the ranking by capex is the
+     * ranking by what the plan costs */
+    const double ram_gib =
+        (double)gpuplan_plan_server_ram_bytes(s, job, pl, &h) / (double)GPUPLAN_BYTES_PER_GIB;
+    const double nvme_tb = (double)(h.drives * h.drive_bytes) / (double)GPUPLAN_BYTES_PER_TB;
+    *extra_capex_usd =
+        (double)l->nodes * (fmax(0.0, ram_gib - l->ram_base_gib) * l->ram_usd_per_gib +
+                            fmax(0.0, nvme_tb - l->nvme_base_tb) * l->nvme_usd_per_tb);
     if (pl->ram_max_bytes && h.ram_bytes > (double)pl->ram_max_bytes) {
         s->over_ram++;
         return false;
@@ -643,9 +658,10 @@ static bool within_time(const struct search *s, const struct gpuplan_throughput 
 static void priced(const struct search *s,
                    const struct layout *l,
                    const struct gpuplan_throughput *t,
+                   double extra_capex_usd,
                    struct candidate *c)
 {
-    c->capex_key = l->has_capex ? l->capex_usd : INFINITY;
+    c->capex_key = l->has_capex ? l->capex_usd + extra_capex_usd : INFINITY;
     /* A rate from another tier than the one asked (rate_fallback) is shown, never ranked
      * first by cost: its rent key is infinite. */
     c->rent_key = l->has_rate && !l->rate_fallback
@@ -776,9 +792,10 @@ evaluate(struct search *s, struct candidate *c, struct gpuplan_job *base, size_t
         return CANDIDATE_MISFIT;
     s->fitting++;
     struct gpuplan_throughput t;
-    if (!server_holds(s, l, job, &m) || !time_ok(s, l, job, c, &t))
+    double extra_capex_usd = 0.0;
+    if (!server_holds(s, l, job, &m, &extra_capex_usd) || !time_ok(s, l, job, c, &t))
         return CANDIDATE_REJECTED;
-    priced(s, l, &t, c);
+    priced(s, l, &t, extra_capex_usd, c);
     c->care = (uint8_t)(l->care |
                         (job->precision == GPUPLAN_PRECISION_FP8_MIXED ? GPUPLAN_ALLOW_FP8 : 0u));
     const bool budget = req->budget_usd > 0.0;

@@ -107,6 +107,26 @@ void gpuplan_plan_host_need(const struct search *s,
     if (h->drives < 1)
         h->drives = 1;
 }
+/* The S11 floor of a fine-tuning server's RAM (none for serving). */
+static double ram_floor_bytes(const struct search *s, const struct gpuplan_job *job)
+{
+    if (job->method == GPUPLAN_METHOD_INFER)
+        return 0.0;
+    const double n_params = (double)s->mem.n_params;
+    return (double)(n_params >= RAM_30B_PARAMS ? RAM_MIN_S11_30B_GIB : RAM_MIN_S11_GIB) *
+           (double)GPUPLAN_BYTES_PER_GIB;
+}
+uint64_t gpuplan_plan_server_ram_bytes(const struct search *s,
+                                       const struct gpuplan_job *job,
+                                       const struct gpuplan_platform *pl,
+                                       const struct gpuplan_plan_host_need *h)
+{
+    const double floor_bytes = ram_floor_bytes(s, job);
+    uint64_t ram = round_up_ram(h->ram_bytes > floor_bytes ? h->ram_bytes : floor_bytes);
+    if (pl && pl->ram_max_bytes && ram > pl->ram_max_bytes)
+        ram = pl->ram_max_bytes;
+    return ram;
+}
 /* ---- materialising a plan: figures, server, reasons, warnings ---- */
 
 const char *gpuplan_plan_link_words(enum gpuplan_link link)
@@ -135,8 +155,6 @@ void gpuplan_plan_server_spec(const struct search *s,
     struct gpuplan_plan_server *sv = &p->server;
     const struct gpuplan_platform *pl = p->platform;
     const struct gpuplan_job *job = &p->job;
-    const bool infer = job->method == GPUPLAN_METHOD_INFER;
-    const double n_params = (double)s->mem.n_params;
     if (pl) {
         snprintf(sv->platform_id, sizeof sv->platform_id, "%s", pl->id);
         snprintf(sv->platform_name, sizeof sv->platform_name, "%s", pl->name);
@@ -158,10 +176,7 @@ void gpuplan_plan_server_spec(const struct search *s,
     sv->cpu_cores = cores;
 
     /* RAM: host need + one 16-bit copy of the weights for loading + 10 %; S11 floor. */
-    double floor_bytes = 0.0;
-    if (!infer)
-        floor_bytes = (double)(n_params >= RAM_30B_PARAMS ? RAM_MIN_S11_30B_GIB : RAM_MIN_S11_GIB) *
-                      (double)GPUPLAN_BYTES_PER_GIB;
+    const double floor_bytes = ram_floor_bytes(s, job);
     sv->ram_bytes = round_up_ram(h.ram_bytes > floor_bytes ? h.ram_bytes : floor_bytes);
     p->host_ram_needed_bytes = gpuplan_bytes_from_double(h.ram_bytes); /* before the S11 floor */
     if (pl && pl->ram_max_bytes && sv->ram_bytes > pl->ram_max_bytes) {
