@@ -178,6 +178,9 @@ bool gpuplan_plan_view_better(const struct search *s,
                               const struct candidate *a,
                               const struct candidate *b);
 /* `a` ranks before `b` by the objective's keys alone (no compromise tier). */
+/* Lexicographic order of two key vectors, the first within NEAR_TIE_FRACTION and the others
+ * within TIE_FRACTION being ties: < 0 when `ka` ranks first, > 0 when `kb` does, 0 a tie. */
+int gpuplan_plan_keys_order(const double *ka, const double *kb, size_t n);
 /* The objective's figure of `c` in the run's view (the first ranking key). */
 double gpuplan_plan_first_key(const struct search *s, const struct candidate *c);
 bool gpuplan_plan_keys_better(const struct search *s,

@@ -518,14 +518,19 @@ bool gpuplan_plan_view_better(const struct search *s,
     double ka[N_KEYS], kb[N_KEYS];
     keys(s, a, view, ka);
     keys(s, b, view, kb);
-    for (int i = 0; i < N_KEYS; i++) {
+    const int order = gpuplan_plan_keys_order(ka, kb, N_KEYS);
+    return order ? order < 0 : a->layout < b->layout;
+}
+int gpuplan_plan_keys_order(const double *ka, const double *kb, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
         /* the first key: a near tie goes to the next; the others within 0.5 % */
         const double tie = i == 0 ? NEAR_TIE_FRACTION : TIE_FRACTION;
         const double scale = fmax(fabs(ka[i]), fabs(kb[i]));
         if (isfinite(scale) ? fabs(ka[i] - kb[i]) > tie * scale : ka[i] != kb[i])
-            return ka[i] < kb[i];
+            return ka[i] < kb[i] ? -1 : 1;
     }
-    return a->layout < b->layout;
+    return 0;
 }
 double gpuplan_plan_first_key(const struct search *s, const struct candidate *c)
 {

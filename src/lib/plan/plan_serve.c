@@ -250,13 +250,10 @@ keys_better(const struct serve_state *st, const struct serve_cand *a, const stru
     double ka[3], kb[3];
     keys(st, a, ka);
     keys(st, b, kb);
-    for (int i = 0; i < 3; i++) {
-        /* the objective's figure within 5 % is a near tie (plan_internal.h) */
-        const double tie = i == 0 ? NEAR_TIE_FRACTION : TIE_FRACTION;
-        const double scale = fmax(fabs(ka[i]), fabs(kb[i]));
-        if (isfinite(scale) ? fabs(ka[i] - kb[i]) > tie * scale : ka[i] != kb[i])
-            return ka[i] < kb[i];
-    }
+    /* the objective's figure within 5 % is a near tie (plan_internal.h) */
+    const int order = gpuplan_plan_keys_order(ka, kb, 3);
+    if (order)
+        return order < 0;
     if (a->layout != b->layout)
         return a->layout < b->layout;
     if (a->tp != b->tp)
