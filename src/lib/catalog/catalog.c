@@ -1108,6 +1108,18 @@ static const enum record_kind load_order[KIND_COUNT] = { KIND_PLATFORMS, KIND_PA
  * The compiled records of `kind` (catalog_compiled_internal.h) into an empty catalog: copies of
  * the read-only structs, the models' config text borrowed (model_configs NULL: not owned).
  */
+/* `n` compiled records of `size` bytes into `*items` (grown as `grow` does), counted in `*count`.
+ */
+static bool
+copy_records(void **items, size_t *cap, size_t *count, const void *src, size_t n, size_t size)
+{
+    if (!grow(items, cap, n, size))
+        return false;
+    memcpy(*items, src, n * size);
+    *count = n;
+    return true;
+}
+
 static enum gpuplan_status copy_compiled(struct gpuplan_catalog *c, enum record_kind kind)
 {
     const struct gpuplan_compiled_catalog *cc = &gpuplan_compiled_catalog;
@@ -1115,28 +1127,18 @@ static enum gpuplan_status copy_compiled(struct gpuplan_catalog *c, enum record_
     bool ok = true;
     if (kind == KIND_PLATFORMS && cc->n_platforms) {
         items = c->platforms;
-        ok = grow(&items, &c->cap_platforms, cc->n_platforms, sizeof *c->platforms);
+        ok = copy_records(&items, &c->cap_platforms, &c->n_platforms, cc->platforms,
+                          cc->n_platforms, sizeof *c->platforms);
         c->platforms = items;
-        if (ok) {
-            memcpy(c->platforms, cc->platforms, cc->n_platforms * sizeof *c->platforms);
-            c->n_platforms = cc->n_platforms;
-        }
     } else if (kind == KIND_PARTS && cc->n_parts) {
         items = c->parts;
-        ok = grow(&items, &c->cap_parts, cc->n_parts, sizeof *c->parts);
+        ok = copy_records(&items, &c->cap_parts, &c->n_parts, cc->parts, cc->n_parts,
+                          sizeof *c->parts);
         c->parts = items;
-        if (ok) {
-            memcpy(c->parts, cc->parts, cc->n_parts * sizeof *c->parts);
-            c->n_parts = cc->n_parts;
-        }
     } else if (kind == KIND_GPUS && cc->n_gpus) {
         items = c->gpus;
-        ok = grow(&items, &c->cap_gpus, cc->n_gpus, sizeof *c->gpus);
+        ok = copy_records(&items, &c->cap_gpus, &c->n_gpus, cc->gpus, cc->n_gpus, sizeof *c->gpus);
         c->gpus = items;
-        if (ok) {
-            memcpy(c->gpus, cc->gpus, cc->n_gpus * sizeof *c->gpus);
-            c->n_gpus = cc->n_gpus;
-        }
     } else if (kind == KIND_MODELS && cc->n_models) {
         size_t cap_configs = c->cap_models;
         void *configs = c->model_configs;
