@@ -18,6 +18,13 @@ while [ $i -lt 100 ] && [ -z "$base" ]; do
     [ -n "$base" ] || sleep 0.1
     i=$((i + 1))
 done
+# The README's first command: `make demo` runs scripts/demo.sh, which must end with status 0.
+if scripts/demo.sh "$GPUPLAN" >"$tmp/demo" 2>&1; then
+    ok "make demo's script runs to the end (status 0)"
+else
+    bad "make demo's script failed: $(tail -n 3 "$tmp/demo")"
+fi
+
 # Every route of the service is in README's endpoint table, with its method.
 missing=""
 n_routes=0
