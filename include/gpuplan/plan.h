@@ -305,6 +305,32 @@ enum gpuplan_status gpuplan_plan_run(const struct gpuplan_model *model,
                                      struct gpuplan_plan_result *out,
                                      struct gpuplan_error *err);
 
+/*
+ * The latency-throughput curve of one replica of a serving plan (for the
+ * proposal's picture): continuous batching in steady state
+ * (gpuplan_serving_steady_state) at 1, 2, 4, ... requests in flight up to
+ * what the KV pool and max_num_seqs hold, with the plan's operating point
+ * and its concurrency limit among the points, sorted by concurrency. The
+ * same engine settings, lengths and GPU as the plan (its resolved job).
+ * Fills out[0..*n) (at most cap). Errors: GPUPLAN_ERR_USAGE for a plan that
+ * is not a serving plan or cap 0; those of gpuplan_serving_profile_build().
+ */
+struct gpuplan_plan_curve_point {
+    uint64_t concurrency;        /* requests in flight per replica, as run (the pool caps it) */
+    double tokens_per_s_per_gpu; /* output tokens/s of the replica over its GPUs */
+    double ttft_s, tpot_s;
+    bool is_operating; /* the plan's operating point */
+    bool is_limit;     /* the most in flight that still meets the targets */
+};
+#define GPUPLAN_PLAN_CURVE_MAX 24 /* 2^0..2^14 (past any pool) + the two marked points */
+
+enum gpuplan_status gpuplan_plan_serving_curve(const struct gpuplan_model *model,
+                                               const struct gpuplan_plan *plan,
+                                               struct gpuplan_plan_curve_point *out,
+                                               size_t cap,
+                                               size_t *n,
+                                               struct gpuplan_error *err);
+
 const char *gpuplan_plan_objective_name(enum gpuplan_plan_objective objective);
 const char *gpuplan_plan_where_name(enum gpuplan_plan_where where);
 

@@ -332,6 +332,22 @@ struct gpuplan_proposal_options {
     const char *version; /* gpuplan's version for the footer, or NULL */
     const char *command; /* the command line (or request) that reproduces it, or NULL */
     double width_px;     /* json: the charts' width (0: 640 px; 240..2000) */
+    /* plans side by side: the recommendation and the best of up to max_plans - 1 other GPU
+     * types (`--top K`); 0 or more than 6: six (what fits one printed page) */
+    uint32_t max_plans;
+    /* md: each chart as a standalone SVG file (with its style), under the name the Markdown's
+     * image link gives it; the first status not GPUPLAN_OK (with `err` filled) fails the call
+     * with that error, after the document is written. NULL: the Markdown links no image
+     * (captions only). html ignores it. */
+    enum gpuplan_status (*chart_sink)(void *ctx,
+                                      const char *file,
+                                      const char *svg,
+                                      size_t len,
+                                      struct gpuplan_error *err);
+    void *chart_ctx;
+    /* md: before each image file name ("proposal-" gives proposal-memory.svg); NULL: none.
+     * At most 64 bytes of A-Z a-z 0-9 . _ - (the caller checks) */
+    const char *md_prefix;
 };
 
 /*

@@ -37,7 +37,8 @@ static const struct gpuplan_option propose_options[] = {
       .field = GPUPLAN_FIELD_INT,
       GPUPLAN_OPTION_AT(struct propose_args, format),
       .set_offset = GPUPLAN_OPTION_NO_SET,
-      .help = N_("document format (pdf: printed by headless Chromium, needs -o FILE)"),
+      .help = N_("document format (md: with -o FILE, its pictures as SVG files beside it; pdf: "
+                 "printed by headless Chromium, needs -o FILE)"),
       .default_value = "html",
       .choices = propose_format_names,
       .choice_values = propose_format_values,
@@ -145,6 +146,54 @@ static void reproducing_command(int argc, char **argv, const char *lang, char *o
     }
 }
 
+/* The Markdown's pictures: SVG files beside -o FILE, named FILE's stem + "-memory.svg" etc. */
+struct chart_files {
+    char dir[4096]; /* FILE's directory with its '/', or "" */
+    char stem[72];  /* "proposal-", or "" when FILE's stem is not a plain file name */
+    struct gpuplan_error *err;
+};
+
+#define CHART_STEM_MAX 64 /* render.h: md_prefix at most 64 bytes */
+
+static void chart_files_init(struct chart_files *cf, const char *output)
+{
+    memset(cf, 0, sizeof *cf);
+    const char *slash = strrchr(output, '/');
+    const char *base = slash ? slash + 1 : output;
+    const size_t dir_len = (size_t)(base - output);
+    if (dir_len < sizeof cf->dir)
+        memcpy(cf->dir, output, dir_len);
+    const char *dot = strrchr(base, '.');
+    const size_t stem_len = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    if (stem_len >= 1 && stem_len <= CHART_STEM_MAX &&
+        strspn(base, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") >=
+            stem_len) {
+        memcpy(cf->stem, base, stem_len);
+        cf->stem[stem_len] = '-';
+    }
+}
+
+static enum gpuplan_status
+write_chart(void *ctx, const char *file, const char *svg, size_t len, struct gpuplan_error *err)
+{
+    struct chart_files *cf = ctx;
+    char path[sizeof cf->dir + 192];
+    snprintf(path, sizeof path, "%s%s", cf->dir, file);
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(svg, 1, len, f) == len;
+    const int saved = errno;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (ok)
+        return GPUPLAN_OK;
+    gpuplan_error_set(err, GPUPLAN_ERR_IO, path, "cannot write the picture '%s': %s", path,
+                      strerror(saved ? saved : errno));
+    gpuplan_error_hint(err, "%s",
+                       _("the Markdown's pictures are written beside -o FILE: check that its "
+                         "folder is writable"));
+    return GPUPLAN_ERR_IO;
+}
+
 static int cmd_propose(int argc, char **argv)
 {
     /* -o FILE is --output FILE (the option tables have long names only). */
@@ -207,7 +256,7 @@ static int cmd_propose(int argc, char **argv)
     char *command = malloc(PROPOSE_COMMAND_MAX);
     if (command)
         reproducing_command(argc, args_v, lang, command, PROPOSE_COMMAND_MAX);
-    const struct gpuplan_proposal_options opts = {
+    struct gpuplan_proposal_options opts = {
         .format = pa.format == PROPOSE_MD ? GPUPLAN_FORMAT_MD : GPUPLAN_FORMAT_HTML,
         .lang = lang,
         .date = date,
@@ -216,6 +265,14 @@ static int cmd_propose(int argc, char **argv)
     };
     struct cli_run run;
     cli_run_init(&run);
+    struct chart_files files;
+    const bool md_to_file = pa.format == PROPOSE_MD && pa.output && strcmp(pa.output, "-") != 0;
+    if (md_to_file) {
+        chart_files_init(&files, pa.output);
+        opts.chart_sink = write_chart;
+        opts.chart_ctx = &files;
+        opts.md_prefix = files.stem;
+    }
     enum gpuplan_status st = cli_run_load(&run, pa.catalog_dir, model);
     if (st == GPUPLAN_OK)
         st = gpuplan_propose(&run.model, run.catalog, &req, &opts, &run.out, &run.err);

@@ -8,7 +8,8 @@ Starts `$BUILD/gpuplan serve`, and checks:
   - the recommendation table does not overflow its box at 1280 px and turns
     into cards at 390 px (no sideways scroll);
   - precision names are readable (no raw dtype names such as F8_E4M3), serving
-    plans have a TP / PP / EP column;
+    plans have a TP / PP / EP column, and a serving run draws the TPOT and TTFT
+    curves of the recommended replica with the targets and the planned point;
   - buy-or-rent follows the plan picked with "Use" (its GPU count and
     platform, not the form's GPU in a full chassis);
   - the Proposal view shows the document of POST /v1/propose (the bill of
@@ -201,6 +202,24 @@ def t_serving(br, base):
              "a raw dtype name is shown")
     m = page.overflow("#recommend-out .tablewrap")
     res.true("serving table fits at 1280 px", not m["overflows"], f"{m['scrollWidth']} in {m['clientWidth']}")
+    page.close()
+    # the latency-throughput curves of the recommended replica, with the targets drawn in
+    page = br.open(base + "?lang=en&model=qwen2.5-7b&method=infer&concurrency=32&ttft_ms=1000&tpot_ms=50",
+                   width=1280, height=900)
+    wait_plans(page)
+    page.wait("return !!document.querySelector('#lib-charts figure[data-chart=ttft] svg');",
+              what="the serving curves")
+    shown = page.js("return [...document.querySelectorAll('#lib-charts figure')].map((f) => f.dataset.chart);")
+    res.true("TPOT and TTFT curves shown", "tpot" in shown and "ttft" in shown, str(shown))
+    tpot = page.text("#lib-charts figure[data-chart=tpot]")
+    ttft = page.text("#lib-charts figure[data-chart=ttft]")
+    res.true("TPOT target drawn", "TPOT target 50 ms" in tpot, tpot[:200])
+    res.true("TTFT target drawn", "TTFT target 1 s" in ttft, ttft[:200])
+    res.true("the planned operating point marked", "(planned)" in tpot, tpot[:200])
+    m = page.overflow("#lib-charts")
+    res.true("the serving pictures fit at 1280 px", not m["overflows"], f"{m['scrollWidth']} in {m['clientWidth']}")
+    page.js("document.querySelector('#lib-charts figure[data-chart=tpot]').scrollIntoView();")
+    page.screenshot("page-serving-en-1280")
     page.close()
 
 

@@ -4,11 +4,14 @@
  * the memory bars show each plan's own total, the alternatives are one per
  * GPU type, the document is well formed and deterministic in both formats,
  * formats other than html, md and json (the charts alone) are refused, a result without a plan is
- * an error, the re-planned first plan runs on a launch kind, and two threads
- * rendering at once write the same bytes (the renderer keeps no state).
+ * an error, a serving plan's latency-throughput curve is the planner's own steady state with the
+ * targets drawn, --top caps the plans side by side, the Markdown links only the pictures written,
+ * the re-planned first plan runs on a launch kind, and two threads rendering at once write the same
+ * bytes (the renderer keeps no state).
  */
 #include "test_common.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -297,6 +300,155 @@ static void test_charts_json(void **state)
     free(json);
 }
 
+/* Serving of Llama 3.1 8B at 4 requests/s within TTFT 1 s and TPOT 50 ms. */
+static void serving_at_rate(struct gpuplan_plan_request *req)
+{
+    gpuplan_plan_request_init(req);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_job_set(&req->job, "method", "infer", &err), GPUPLAN_OK);
+    req->method_fixed = true;
+    req->request_rate_per_s = 4.0;
+    req->target_ttft_ms = 1000.0;
+    req->target_tpot_ms = 50.0;
+}
+
+/* The curve is the planner's own steady state: the plan's operating point lies on it, the
+ * points up to the concurrency limit meet the targets and those past it do not. */
+static void test_serving_curve(void **state)
+{
+    (void)state;
+    struct gpuplan_plan_request req;
+    serving_at_rate(&req);
+    struct gpuplan_plan_result *r = search(&model8, &req);
+    const struct gpuplan_plan *p = &r->top[0];
+    assert_true(p->is_serving);
+    struct gpuplan_plan_curve_point pts[GPUPLAN_PLAN_CURVE_MAX];
+    size_t n = 0;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_plan_serving_curve(&model8, p, pts, GPUPLAN_PLAN_CURVE_MAX, &n, &err),
+                     GPUPLAN_OK);
+    assert_true(n >= 4);
+    size_t operating = 0, limit = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            assert_true(pts[i].concurrency > pts[i - 1].concurrency);
+        assert_true(pts[i].tokens_per_s_per_gpu > 0.0 && pts[i].tpot_s > 0.0 &&
+                    pts[i].ttft_s > 0.0);
+        const bool ok = pts[i].ttft_s <= 1.0 && pts[i].tpot_s <= 0.050;
+        assert_true(pts[i].concurrency <= p->serving.concurrency_limit ? ok : !ok);
+        if (pts[i].is_operating) {
+            operating++;
+            assert_int_equal(pts[i].concurrency, p->serving.concurrency);
+            assert_true(fabs(pts[i].tpot_s - p->serving.tpot_s) <= 1e-12);
+            assert_true(fabs(pts[i].ttft_s - p->serving.ttft_s) <= 1e-12);
+        }
+        if (pts[i].is_limit) {
+            limit++;
+            assert_int_equal(pts[i].concurrency, p->serving.concurrency_limit);
+        }
+    }
+    assert_int_equal(operating, 1);
+    assert_int_equal(limit, 1);
+    /* a training plan has no such curve */
+    struct gpuplan_plan_request train;
+    qlora_on_prem(&train);
+    struct gpuplan_plan_result *t = search(&model70, &train);
+    assert_int_equal(
+        gpuplan_plan_serving_curve(&model70, &t->top[0], pts, GPUPLAN_PLAN_CURVE_MAX, &n, &err),
+        GPUPLAN_ERR_USAGE);
+    assert_int_equal(n, 0);
+    free(t);
+    free(r);
+    /* the document and the page draw it twice, with the targets */
+    char *json = propose(&model8, &req, GPUPLAN_FORMAT_JSON, GPUPLAN_OK);
+    assert_non_null(strstr(json, "\"tpot\": \"<svg "));
+    assert_non_null(strstr(json, "\"ttft\": \"<svg "));
+    assert_non_null(strstr(json, "TPOT target 50 ms"));
+    assert_non_null(strstr(json, "TTFT target 1 s"));
+    assert_non_null(strstr(json, "needed at the rate"));
+    assert_non_null(strstr(json, "(planned)"));
+    free(json);
+    char *train_json = propose(&model70, &train, GPUPLAN_FORMAT_JSON, GPUPLAN_OK);
+    assert_non_null(strstr(train_json, "\"tpot\": null"));
+    free(train_json);
+}
+
+/* A sink that keeps the names and sizes of the files the Markdown links. */
+struct sink {
+    char names[8][96];
+    size_t n;
+    bool styled;
+};
+
+static enum gpuplan_status
+keep_chart(void *ctx, const char *file, const char *svg, size_t len, struct gpuplan_error *err)
+{
+    (void)err;
+    struct sink *s = ctx;
+    if (s->n < 8)
+        snprintf(s->names[s->n++], sizeof s->names[0], "%s", file);
+    s->styled = len > 5 && strncmp(svg, "<svg ", 5) == 0 && strstr(svg, "<style>") != NULL;
+    return GPUPLAN_OK;
+}
+
+static enum gpuplan_status
+refuse_chart(void *ctx, const char *file, const char *svg, size_t len, struct gpuplan_error *err)
+{
+    (void)ctx, (void)svg, (void)len;
+    return gpuplan_error_set(err, GPUPLAN_ERR_IO, file, "cannot write '%s'", file);
+}
+
+/* --top K: the recommendation and K - 1 other GPU types; the Markdown's pictures are files. */
+static void test_top_and_md_files(void **state)
+{
+    (void)state;
+    struct gpuplan_plan_request req;
+    serving_at_rate(&req);
+    struct gpuplan_proposal_options opts = {
+        .format = GPUPLAN_FORMAT_MD, .lang = "en", .date = "2026-12-01", .max_plans = 2
+    };
+    struct gpuplan_buf out;
+    gpuplan_buf_init(&out, 0);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_propose(&model8, catalog, &req, &opts, &out, &err), GPUPLAN_OK);
+    char *md = strndup(out.data, out.len);
+    const char *alt = strstr(md, "## Alternatives");
+    assert_non_null(alt);
+    const char *end = strstr(alt + 1, "\n## ");
+    size_t rows = 0;
+    for (const char *q = strstr(alt, "\n| "); q && (!end || q < end); q = strstr(q + 1, "\n| "))
+        rows++;
+    assert_int_equal(rows, 2 + 2); /* header, rule, the recommendation and one alternative */
+    assert_non_null(strstr(md, "--top K"));
+    assert_null(strstr(md, ".svg)")); /* no sink: captions only, no link to a missing file */
+    free(md);
+    struct sink s = { .n = 0 };
+    opts.chart_sink = keep_chart;
+    opts.chart_ctx = &s;
+    opts.md_prefix = "offer-";
+    gpuplan_buf_reset(&out);
+    assert_int_equal(gpuplan_propose(&model8, catalog, &req, &opts, &out, &err), GPUPLAN_OK);
+    md = strndup(out.data, out.len);
+    assert_true(s.n >= 3);
+    assert_true(s.styled);
+    for (size_t i = 0; i < s.n; i++) {
+        char link[128];
+        snprintf(link, sizeof link, "](%s)", s.names[i]);
+        assert_non_null(strstr(md, link));
+        assert_true(strncmp(s.names[i], "offer-", 6) == 0);
+    }
+    assert_non_null(strstr(md, "](offer-tpot.svg)"));
+    free(md);
+    opts.chart_sink = refuse_chart;
+    gpuplan_buf_reset(&out);
+    assert_int_equal(gpuplan_propose(&model8, catalog, &req, &opts, &out, &err), GPUPLAN_ERR_IO);
+    assert_non_null(strstr(err.message, "offer-memory.svg")); /* the sink's own words */
+    gpuplan_buf_release(&out);
+}
+
 struct thread_job {
     const struct gpuplan_plan_result *result;
     char *doc;
@@ -353,6 +505,8 @@ int main(void)
         cmocka_unit_test(test_replanned_for_a_launch_kind),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_charts_json),
+        cmocka_unit_test(test_serving_curve),
+        cmocka_unit_test(test_top_and_md_files),
         cmocka_unit_test(test_threads_share_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

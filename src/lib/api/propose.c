@@ -124,8 +124,11 @@ enum gpuplan_status gpuplan_propose(const struct gpuplan_model *model,
                  gpuplan_engine_name(kind), note);
         result->n_notes++;
     }
+    struct gpuplan_proposal_options shown = *opts;
+    if (shown.max_plans == 0)
+        shown.max_plans = req->top_k; /* the customer's --top, before the search was widened */
     if (st == GPUPLAN_OK)
-        st = gpuplan_render_proposal(model, catalog, result, opts, out, err);
+        st = gpuplan_render_proposal(model, catalog, result, &shown, out, err);
     free(result);
     return st;
 }

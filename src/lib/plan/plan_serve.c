@@ -1101,3 +1101,85 @@ enum gpuplan_status gpuplan_plan_serve_run(const struct gpuplan_model *model,
     free(st);
     return status;
 }
+
+/* ---- the latency-throughput curve of a kept plan ------------------------------ */
+
+static int curve_point_order(const void *a, const void *b)
+{
+    const struct gpuplan_plan_curve_point *x = a, *y = b;
+    return (x->concurrency > y->concurrency) - (x->concurrency < y->concurrency);
+}
+
+enum gpuplan_status gpuplan_plan_serving_curve(const struct gpuplan_model *model,
+                                               const struct gpuplan_plan *plan,
+                                               struct gpuplan_plan_curve_point *out,
+                                               size_t cap,
+                                               size_t *n,
+                                               struct gpuplan_error *err)
+{
+    *n = 0;
+    if (!plan->is_serving || !plan->gpu || cap == 0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, "serving curve",
+                                 "not a serving plan, or no room for points");
+    struct gpuplan_serving_profile *profile = calloc(1, sizeof *profile);
+    struct gpuplan_serving_memory *mem = calloc(1, sizeof *mem);
+    enum gpuplan_status status =
+        profile && mem ? GPUPLAN_OK
+                       : gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
+    if (status == GPUPLAN_OK)
+        status = gpuplan_serving_profile_build(profile, model, err);
+    struct gpuplan_serving_request req;
+    gpuplan_serving_request_from_job(&plan->job, &req);
+    if (status == GPUPLAN_OK)
+        status = gpuplan_serving_memory(profile, &req, plan->gpu, mem, err);
+    const struct gpuplan_plan_serving *sv = &plan->serving;
+    const double gpus = sv->gpus_per_replica ? (double)sv->gpus_per_replica : 1.0;
+    struct gpuplan_serving_load load = { sv->input_tokens ? sv->input_tokens : 1,
+                                         sv->output_tokens ? sv->output_tokens : 1, 0 };
+    /* concurrencies: powers of two below what the pool holds, that cap, the two marked */
+    uint64_t held = 0;
+    struct gpuplan_serving_steady ss;
+    load.concurrency = MAX_CONCURRENCY_TRIED;
+    if (status == GPUPLAN_OK && gpuplan_serving_starts(mem) &&
+        gpuplan_serving_steady_state(profile, &req, plan->gpu, mem, &load, &ss, NULL) == GPUPLAN_OK)
+        held = ss.concurrency;
+    for (uint64_t c = 1; status == GPUPLAN_OK && held > 0 && *n < cap; c *= 2) {
+        const bool last = c >= held;
+        const uint64_t conc = last ? held : c;
+        load.concurrency = conc;
+        if (gpuplan_serving_steady_state(profile, &req, plan->gpu, mem, &load, &ss, NULL) !=
+            GPUPLAN_OK)
+            break;
+        out[(*n)++] = (struct gpuplan_plan_curve_point){
+            ss.concurrency, ss.output_tokens_per_s / gpus, ss.ttft_s, ss.tpot_s, false, false
+        };
+        if (last)
+            break;
+    }
+    const uint64_t marked[2] = { sv->concurrency, sv->concurrency_limit };
+    for (int m = 0; m < 2 && status == GPUPLAN_OK && held > 0; m++) {
+        if (marked[m] == 0)
+            continue;
+        size_t at = *n;
+        for (size_t i = 0; i < *n; i++)
+            if (out[i].concurrency == marked[m])
+                at = i;
+        if (at == *n) {
+            load.concurrency = marked[m];
+            if (*n == cap || gpuplan_serving_steady_state(profile, &req, plan->gpu, mem, &load, &ss,
+                                                          NULL) != GPUPLAN_OK)
+                continue;
+            out[(*n)++] = (struct gpuplan_plan_curve_point){
+                ss.concurrency, ss.output_tokens_per_s / gpus, ss.ttft_s, ss.tpot_s, false, false
+            };
+        }
+        if (m == 0)
+            out[at].is_operating = true;
+        else
+            out[at].is_limit = true;
+    }
+    qsort(out, *n, sizeof *out, curve_point_order);
+    free(profile);
+    free(mem);
+    return status;
+}

@@ -57,8 +57,16 @@
 typedef char cell_t[CELL_MAX];
 
 /* The charts, as the JSON names them. */
-enum chart_slot { CHART_MEMORY, CHART_TIME_COST, CHART_BUY_RENT, CHART_COUNT };
-static const char *const chart_keys[CHART_COUNT] = { "memory", "time_cost", "buy_rent" };
+enum chart_slot {
+    CHART_MEMORY,
+    CHART_TIME_COST,
+    CHART_BUY_RENT,
+    CHART_TPOT,
+    CHART_TTFT,
+    CHART_COUNT
+};
+static const char *const chart_keys[CHART_COUNT] = { "memory", "time_cost", "buy_rent", "tpot",
+                                                     "ttft" };
 
 /* What the document shows, gathered before anything is written. */
 struct proposal {
@@ -67,6 +75,7 @@ struct proposal {
     const struct gpuplan_model *model;
     const struct gpuplan_plan *shown[PROPOSAL_MAX_SHOWN]; /* [0] the recommendation */
     size_t n_shown;
+    bool alts_cut; /* other GPU types met the constraints beyond --top */
     bool has_memory[PROPOSAL_MAX_SHOWN];
     struct gpuplan_memory_per_gpu memory[PROPOSAL_MAX_SHOWN];
     uint64_t usable_bytes[PROPOSAL_MAX_SHOWN];
@@ -86,11 +95,22 @@ struct proposal {
     cell_t mem_labels[PROPOSAL_MAX_SHOWN];
     cell_t pt_labels[GPUPLAN_PLAN_MAX_TOP + GPUPLAN_PLAN_MAX_PARETO];
     cell_t line;
+    /* serving: the recommended replica's latency-throughput curve (both latency charts) */
+    struct gpuplan_plan_curve_point curve[GPUPLAN_PLAN_CURVE_MAX];
+    size_t n_curve;
+    cell_t curve_label;
+    char curve_point_labels[GPUPLAN_PLAN_CURVE_MAX][32];
     cell_t src[SOURCE_ROWS][SOURCE_COLUMNS];
     const char *src_ptrs[SOURCE_ROWS * SOURCE_COLUMNS];
     /* --format json (the page's pictures): the charts alone, each with its own style */
     bool charts_only;
     double width_px;
+    enum gpuplan_status sink_status; /* the first failure of opts->chart_sink, */
+    struct gpuplan_error sink_err;   /* and what it said */
+    const char *md_prefix;           /* before the Markdown's image files ("" none) */
+    bool md_links;                   /* the caller writes them (chart_sink): link them */
+    bool own_style; /* each <svg> with its <style>: charts alone, or files beside md */
+    const struct gpuplan_proposal_options *opts;
     struct gpuplan_buf charts[CHART_COUNT];
 };
 
@@ -296,9 +316,11 @@ static void usd_words(char *dst, size_t size, double usd)
 /* ---- gathering ---- */
 
 /* The plans shown: the recommendation, then the first plan of each other GPU type. */
-static void pick_shown(struct proposal *pr)
+static void pick_shown(struct proposal *pr, uint32_t max_plans)
 {
     const struct gpuplan_plan_result *r = pr->result;
+    const size_t cap =
+        max_plans == 0 || max_plans > PROPOSAL_MAX_SHOWN ? PROPOSAL_MAX_SHOWN : max_plans;
     pr->n_shown = 0;
     if (r->n_top == 0)
         return;
@@ -306,7 +328,7 @@ static void pick_shown(struct proposal *pr)
     const struct gpuplan_plan *lists[2] = { r->top, r->pareto };
     const size_t counts[2] = { r->n_top, r->n_pareto };
     for (size_t l = 0; l < 2; l++) {
-        for (size_t i = 0; i < counts[l] && pr->n_shown < PROPOSAL_MAX_SHOWN; i++) {
+        for (size_t i = 0; i < counts[l] && pr->n_shown < cap; i++) {
             const struct gpuplan_plan *p = &lists[l][i];
             bool seen = false;
             for (size_t k = 0; k < pr->n_shown && !seen; k++)
@@ -315,6 +337,14 @@ static void pick_shown(struct proposal *pr)
                 pr->shown[pr->n_shown++] = p;
         }
     }
+    /* more GPU types than --top leaves room for: the document says so, not "no other" */
+    for (size_t l = 0; l < 2 && pr->n_shown == cap; l++)
+        for (size_t i = 0; i < counts[l] && !pr->alts_cut; i++) {
+            bool seen = false;
+            for (size_t k = 0; k < pr->n_shown && !seen; k++)
+                seen = pr->shown[k]->gpu == lists[l][i].gpu;
+            pr->alts_cut = !seen;
+        }
 }
 
 /* Each shown plan's memory breakdown, as the planner's memory model gives it, and the 80 %
@@ -774,7 +804,11 @@ static void section_alternatives(struct gpuplan_doc *doc, struct proposal *pr)
         .keep = true,
     };
     gpuplan_doc_table(doc, &t);
-    if (pr->n_shown == 1)
+    if (pr->alts_cut)
+        gpuplan_doc_note(doc, GPUPLAN_TR("More GPU types meet the constraints: ask for more "
+                                         "plans (--top K, six at most) to see them side by "
+                                         "side."));
+    else if (pr->n_shown == 1)
         gpuplan_doc_note(doc, GPUPLAN_TR("No other GPU type meets the constraints."));
 }
 
@@ -790,8 +824,16 @@ static void put_figure(struct gpuplan_doc *doc,
     if (pr->charts_only) {
         gpuplan_buf_append(&pr->charts[slot], svg->data, svg->len);
     } else {
-        const struct gpuplan_doc_figure fig = { id, caption, svg->data, svg->len, md_src };
+        /* the Markdown's image file, the caller's prefix + "memory.svg", linked only when the
+         * caller writes the files (chart_sink): otherwise the caption alone */
+        char src[160];
+        snprintf(src, sizeof src, "%s%s", pr->md_prefix, md_src);
+        const struct gpuplan_doc_figure fig = { id, caption, svg->data, svg->len,
+                                                pr->md_links ? src : NULL };
         gpuplan_doc_figure(doc, &fig);
+        if (pr->md_links && pr->sink_status == GPUPLAN_OK)
+            pr->sink_status =
+                pr->opts->chart_sink(pr->opts->chart_ctx, src, svg->data, svg->len, &pr->sink_err);
     }
     gpuplan_buf_reset(svg);
 }
@@ -840,7 +882,7 @@ static void figure_memory(struct gpuplan_doc *doc, struct proposal *pr, struct g
                     .desc = GPUPLAN_TR("What each GPU holds at the peak of a step, with the "
                                        "estimate's 80-percent range, against the memory the "
                                        "framework can use."),
-                    .omit_style = !pr->charts_only,
+                    .omit_style = !pr->own_style,
                     .width_px = pr->width_px },
         .part_labels = { GPUPLAN_TR("weights"), GPUPLAN_TR("gradients"), GPUPLAN_TR("optimizer"),
                          GPUPLAN_TR("activations"), GPUPLAN_TR("adapters"), GPUPLAN_TR("KV cache"),
@@ -904,7 +946,7 @@ static void figure_scatter(struct gpuplan_doc *doc, struct proposal *pr, struct 
                     .title = GPUPLAN_TR("Time vs cost"),
                     .desc = GPUPLAN_TR("One point per plan: the time of the run and what it "
                                        "costs; the Pareto set is joined."),
-                    .omit_style = !pr->charts_only,
+                    .omit_style = !pr->own_style,
                     .width_px = pr->width_px },
         .x = { GPUPLAN_TR("time of the run"), GPUPLAN_TR("h"), hi > 10.0 * lo, false, false },
         .y = { own ? GPUPLAN_TR("own cost of the run") : GPUPLAN_TR("rented cost of the run"),
@@ -937,7 +979,7 @@ static void figure_tco(struct gpuplan_doc *doc, struct proposal *pr, struct gpup
                     .title = GPUPLAN_TR("Own vs cloud cost"),
                     .desc = GPUPLAN_TR("Cumulative cost of owning the recommended servers and of "
                                        "renting the same GPUs, month by month."),
-                    .omit_style = !pr->charts_only,
+                    .omit_style = !pr->own_style,
                     .width_px = pr->width_px },
         .x = { GPUPLAN_TR("months"), NULL, false, true, true },
         .y = { GPUPLAN_TR("cumulative cost"), "USD", false, true, false },
@@ -959,6 +1001,93 @@ static void figure_tco(struct gpuplan_doc *doc, struct proposal *pr, struct gpup
         doc_note(doc, pr,
                  GPUPLAN_TR("The catalog has no cloud rate for this GPU: only the "
                             "cost of owning is drawn."));
+}
+
+/* Serving: the recommended replica's curve (gpuplan_plan_serving_curve), once per process. */
+static void gather_curve(struct proposal *pr)
+{
+    const struct gpuplan_plan *p = pr->shown[0];
+    pr->n_curve = 0;
+    if (!p->is_serving ||
+        gpuplan_plan_serving_curve(pr->model, p, pr->curve, GPUPLAN_PLAN_CURVE_MAX, &pr->n_curve,
+                                   NULL) != GPUPLAN_OK)
+        pr->n_curve = 0;
+    /* the engine as its project spells it */
+    const char *engine = p->serving.engine == GPUPLAN_SERVING_SGLANG ? "SGLang" : "vLLM";
+    snprintf(pr->curve_label, CELL_MAX, GPUPLAN_TR("%s, one replica: %u × %s"), engine,
+             p->serving.gpus_per_replica, p->gpu->name);
+    for (size_t i = 0; i < pr->n_curve; i++) {
+        const unsigned long long c = (unsigned long long)pr->curve[i].concurrency;
+        char *dst = pr->curve_point_labels[i];
+        const size_t size = sizeof pr->curve_point_labels[i];
+        if (pr->curve[i].is_operating)
+            snprintf(dst, size, GPUPLAN_TR("c=%llu (planned)"), c);
+        else if (pr->curve[i].is_limit)
+            snprintf(dst, size, GPUPLAN_TR("c=%llu (limit)"), c);
+        else
+            snprintf(dst, size, "c=%llu", c);
+    }
+}
+
+/*
+ * Latency against throughput per GPU as requests in flight grow: TPOT (linear, from 0) or TTFT
+ * (log: it grows by orders of magnitude once prompts queue behind decodes), with the request's
+ * latency target and, at a request rate, the output tokens per GPU that rate needs.
+ */
+static void
+figure_latency(struct gpuplan_doc *doc, struct proposal *pr, struct gpuplan_buf *svg, bool ttft)
+{
+    if (pr->n_curve == 0)
+        return;
+    const struct gpuplan_plan_result *r = pr->result;
+    const struct gpuplan_plan *p = pr->shown[0];
+    double x[GPUPLAN_PLAN_CURVE_MAX], y[GPUPLAN_PLAN_CURVE_MAX];
+    const char *labels[GPUPLAN_PLAN_CURVE_MAX];
+    for (size_t i = 0; i < pr->n_curve; i++) {
+        x[i] = pr->curve[i].tokens_per_s_per_gpu;
+        y[i] = ttft ? pr->curve[i].ttft_s : pr->curve[i].tpot_s * 1e3;
+        labels[i] = pr->curve_point_labels[i];
+        if (!(x[i] > 0.0) || !(y[i] > 0.0))
+            return; /* nothing a log axis can draw: no chart rather than a wrong one */
+    }
+    const struct gpuplan_svg_curve curve = { pr->curve_label, x, y, labels, pr->n_curve };
+    struct gpuplan_svg_target targets[2];
+    size_t n_targets = 0;
+    const double target = ttft ? r->request.target_ttft_ms / 1e3 : r->request.target_tpot_ms;
+    if (target > 0.0)
+        targets[n_targets++] = (struct gpuplan_svg_target){ ttft ? GPUPLAN_TR("TTFT target")
+                                                                 : GPUPLAN_TR("TPOT target"),
+                                                            target, false };
+    if (r->request.request_rate_per_s > 0.0 && p->serving.tokens_per_s_per_gpu > 0.0)
+        targets[n_targets++] = (struct gpuplan_svg_target){ GPUPLAN_TR("needed at the rate"),
+                                                            p->serving.tokens_per_s_per_gpu, true };
+    const struct gpuplan_svg_latency_chart chart = {
+        .common = { .id = ttft ? "chart-ttft" : "chart-tpot",
+                    .title = ttft ? GPUPLAN_TR("Time to first token vs throughput")
+                                  : GPUPLAN_TR("Time per output token vs throughput"),
+                    .desc = GPUPLAN_TR("Latency against output throughput per GPU of one replica "
+                                       "as requests in flight grow (c = requests in flight), "
+                                       "with the targets."),
+                    .omit_style = !pr->own_style,
+                    .width_px = pr->width_px },
+        .x = { GPUPLAN_TR("output throughput per GPU"), GPUPLAN_TR("tokens/s"), false, true,
+               false },
+        .y = { ttft ? "TTFT" : "TPOT", ttft ? GPUPLAN_TR("s") : GPUPLAN_TR("ms"), ttft, !ttft,
+               false },
+        .curves = &curve,
+        .n_curves = 1,
+        .targets = targets,
+        .n_targets = n_targets,
+    };
+    if (gpuplan_svg_latency(&chart, svg, NULL) == GPUPLAN_OK)
+        put_figure(doc, pr, ttft ? CHART_TTFT : CHART_TPOT, svg, ttft ? "fig-ttft" : "fig-tpot",
+                   ttft ? GPUPLAN_TR("Serving: time to first token against throughput per GPU, "
+                                     "with the TTFT target")
+                        : GPUPLAN_TR("Serving: time per output token against throughput per "
+                                     "GPU, with the TPOT target"),
+                   ttft ? "ttft.svg" : "tpot.svg");
+    else
+        gpuplan_buf_reset(svg);
 }
 
 /* The maturity and risks of the stack: the planner's warnings and notes, the reasons. */
@@ -1206,7 +1335,8 @@ static void section_sources(struct gpuplan_doc *doc, struct proposal *pr)
 
 /*
  * --format json: {"schema_version":1, "model", "recommended": "8 × gaudi3", "charts":
- * {"memory", "time_cost", "buy_rent": one <svg> each, with its own style, or null}}.
+ * {"memory", "time_cost", "buy_rent", "tpot", "ttft": one <svg> each, with its own style, or
+ * null}} (the two latency charts for a serving plan only).
  */
 static enum gpuplan_status charts_json(struct proposal *pr,
                                        const struct gpuplan_proposal_options *opts,
@@ -1214,6 +1344,7 @@ static enum gpuplan_status charts_json(struct proposal *pr,
                                        struct gpuplan_error *err)
 {
     pr->charts_only = true;
+    pr->own_style = true;
     pr->width_px = opts->width_px;
     for (size_t i = 0; i < CHART_COUNT; i++)
         gpuplan_buf_init(&pr->charts[i], 0);
@@ -1222,6 +1353,8 @@ static enum gpuplan_status charts_json(struct proposal *pr,
     figure_memory(NULL, pr, &svg);
     figure_scatter(NULL, pr, &svg);
     figure_tco(NULL, pr, &svg);
+    figure_latency(NULL, pr, &svg, false);
+    figure_latency(NULL, pr, &svg, true);
     gpuplan_buf_release(&svg);
     json_t *root = json_object();
     json_t *charts = json_object();
@@ -1273,9 +1406,15 @@ enum gpuplan_status gpuplan_render_proposal(const struct gpuplan_model *model,
     pr->result = result;
     pr->catalog = catalog;
     pr->model = model;
-    pick_shown(pr);
+    pick_shown(pr, opts->max_plans);
+    pr->md_prefix = opts->md_prefix ? opts->md_prefix : "";
+    pr->md_links = opts->format == GPUPLAN_FORMAT_MD && opts->chart_sink != NULL;
+    pr->own_style = pr->md_links;
+    pr->opts = opts;
+    gpuplan_error_init(&pr->sink_err);
     gather_memory(pr);
     gather_tco(pr);
+    gather_curve(pr);
     if (opts->format == GPUPLAN_FORMAT_JSON) {
         const enum gpuplan_status st = charts_json(pr, opts, out, err);
         for (size_t i = 0; i < CHART_COUNT; i++)
@@ -1333,12 +1472,18 @@ enum gpuplan_status gpuplan_render_proposal(const struct gpuplan_model *model,
     struct gpuplan_buf svg;
     gpuplan_buf_init(&svg, 0);
     gpuplan_doc_section_begin(&doc, "charts", GPUPLAN_TR("Pictures"), GPUPLAN_DOC_BREAK_BEFORE);
+    if (opts->format == GPUPLAN_FORMAT_MD && !pr->md_links)
+        gpuplan_doc_note(&doc, GPUPLAN_TR("The pictures are SVG files beside the Markdown "
+                                          "(gpuplan propose --format md -o FILE); this copy "
+                                          "has their captions only."));
     figure_memory(&doc, pr, &svg);
     figure_scatter(&doc, pr, &svg);
     if (!top->is_serving && !top->has_time)
         gpuplan_doc_note(&doc, GPUPLAN_TR("No time-vs-cost chart: the request gives no training "
                                           "tokens (--tokens N)."));
     figure_tco(&doc, pr, &svg);
+    figure_latency(&doc, pr, &svg, false);
+    figure_latency(&doc, pr, &svg, true);
     gpuplan_doc_section_end(&doc);
     gpuplan_buf_release(&svg);
 
@@ -1363,7 +1508,14 @@ enum gpuplan_status gpuplan_render_proposal(const struct gpuplan_model *model,
         gpuplan_doc_code(&doc, &c);
     }
     gpuplan_doc_section_end(&doc);
-    const enum gpuplan_status st = gpuplan_doc_end(&doc, err);
+    enum gpuplan_status st = gpuplan_doc_end(&doc, err);
+    if (st == GPUPLAN_OK && pr->sink_status != GPUPLAN_OK) {
+        st = pr->sink_status;
+        if (err && pr->sink_err.code != GPUPLAN_OK)
+            *err = pr->sink_err;
+        else
+            gpuplan_error_set(err, st, "", "a chart of the document was not written");
+    }
     free(pr->tco);
     free(prp);
     return st;

@@ -1,0 +1,1 @@
+d=$(mktemp -d) && SOURCE_DATE_EPOCH=1764547200 $GPUPLAN propose qwen2.5-7b --method infer --concurrency 32 --ttft-ms 500 --tpot-ms 40 --gpu l40s,h100-sxm --format md -o "$d/offer.md" && ls "$d" && grep '](offer-' "$d/offer.md" && grep -c -e 'TPOT target 40 ms' "$d/offer-tpot.svg" && grep -c -e 'TTFT target 0.5 s' "$d/offer-ttft.svg"; rm -rf "$d"
