@@ -211,6 +211,66 @@ static void test_issue14_fixes(void **state)
     gpuplan_catalog_free(c);
 }
 
+/*
+ * The time model (throughput.c intra_node_gb_per_s) carries a server's collectives over the
+ * GPU-to-GPU fabric only while the server's GPUs fit in one link domain; past it they fall
+ * back to PCIe. So every server a switched-fabric GPU (NVSwitch, Infinity Fabric, Gaudi's
+ * RoCE) is sold in must fit its domain, and a superchip rack (GB200/GB300 NVL72) is one
+ * domain of all its GPUs. Bridged cards (NVLink bridge pairs) are the exception by design.
+ */
+static void test_link_domains_hold_their_servers(void **state)
+{
+    (void)state;
+    struct gpuplan_catalog *c = load_embedded();
+    for (size_t i = 0; i < gpuplan_catalog_n_gpus(c); i++) {
+        const struct gpuplan_gpu *g = gpuplan_catalog_gpu_at(c, i);
+        const bool switched = g->link == GPUPLAN_LINK_NVSWITCH ||
+                              g->link == GPUPLAN_LINK_INFINITY_FABRIC ||
+                              g->link == GPUPLAN_LINK_ETHERNET;
+        for (size_t k = 0; k < g->n_platforms; k++) {
+            const struct gpuplan_platform *p = gpuplan_catalog_find_platform(c, g->platforms[k]);
+            assert_non_null(p);
+            if (switched && p->max_gpus > g->max_gpus_per_link_domain)
+                fail_msg("'%s' in '%s': %u GPUs per server, link domain %u", g->id, p->id,
+                         p->max_gpus, g->max_gpus_per_link_domain);
+            if (strcmp(g->form_factor, "superchip") == 0 &&
+                g->max_gpus_per_link_domain != p->max_gpus)
+                fail_msg("'%s' in rack '%s': domain %u, rack %u GPUs", g->id, p->id,
+                         g->max_gpus_per_link_domain, p->max_gpus);
+        }
+    }
+    gpuplan_catalog_free(c);
+}
+
+/*
+ * Scale-out bandwidth per GPU of the Blackwell servers (network / GPUs per server, Gb/s):
+ * ConnectX-8 SuperNICs at 800 Gb/s per GPU in HGX B300 (DGX B300) and GB300 NVL72 (Azure ND
+ * GB300 v6, NVIDIA 2025-10), ConnectX-7 at 400 Gb/s in HGX B200 (DGX B200 user guide) and
+ * GB200 NVL72 (Azure ND GB200 v6: 4x 400 Gb/s per 4-GPU tray, 28.8 Tb/s per rack).
+ */
+static void test_blackwell_scaleout_per_gpu(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *platform;
+        double gbit_per_s_per_gpu;
+    } rows[] = {
+        { "hgx-b300-8", 800.0 },
+        { "gb300-nvl72", 800.0 },
+        { "hgx-b200-8", 400.0 },
+        { "gb200-nvl72", 400.0 },
+    };
+    struct gpuplan_catalog *c = load_embedded();
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct gpuplan_platform *p = gpuplan_catalog_find_platform(c, rows[i].platform);
+        assert_non_null(p);
+        const double gbit_per_gpu = p->network_gb_per_s * GPUPLAN_BITS_PER_BYTE / p->max_gpus;
+        assert_float_equal(gbit_per_gpu, rows[i].gbit_per_s_per_gpu, 1e-9);
+        assert_int_equal(p->scaleout_nics, p->max_gpus); /* one NIC per GPU (rail design) */
+    }
+    gpuplan_catalog_free(c);
+}
+
 static void test_h100_sxm_figures(void **state)
 {
     (void)state;
@@ -714,6 +774,8 @@ int main(void)
         cmocka_unit_test(test_required_ids_present),
         cmocka_unit_test(test_every_record_has_source_and_retrieved),
         cmocka_unit_test(test_h100_sxm_figures),
+        cmocka_unit_test(test_link_domains_hold_their_servers),
+        cmocka_unit_test(test_blackwell_scaleout_per_gpu),
         cmocka_unit_test(test_model_config_is_the_fixture),
         cmocka_unit_test(test_user_dir_replaces_and_adds),
         cmocka_unit_test(test_user_dir_errors),
