@@ -203,6 +203,16 @@ const struct gpuplan_catalog_model *
 gpuplan_catalog_find_model(const struct gpuplan_catalog *catalog, const char *id);
 
 /*
+ * The platform `gpu` is sold in with `gpus_per_node` GPUs per server, when
+ * exactly one of its platforms holds that many (B200, B300, GB200 and GB300
+ * list one each); NULL when none or several do (then callers keep the time
+ * model's stated network assumption rather than pick a server).
+ */
+const struct gpuplan_platform *gpuplan_catalog_sole_platform(const struct gpuplan_catalog *catalog,
+                                                             const struct gpuplan_gpu *gpu,
+                                                             uint32_t gpus_per_node);
+
+/*
  * Lookups that fail helpfully: GPUPLAN_ERR_NOT_FOUND with
  * "unknown GPU 'h100sxm'" and hint "did you mean 'h100-sxm'?" (edit distance).
  */

@@ -314,6 +314,9 @@ struct gpuplan_estimate {
     bool has_throughput;
     struct gpuplan_throughput throughput;
     char throughput_error[GPUPLAN_ERROR_MESSAGE_MAX];
+    /* the server whose network per GPU the time model used across nodes (e.g. "hgx-b300-8");
+     * "" when none was given: the stated assumption (throughput.c, 50 GB/s per GPU) */
+    char platform_id[48];
     struct gpuplan_estimate_cost cost;     /* with a GPU and has_throughput */
     struct gpuplan_estimate_ranges ranges; /* training: every figure's 80 % range, the verdict */
 };
@@ -322,19 +325,31 @@ struct gpuplan_estimate {
  * `gpuplan estimate` (and POST /v1/estimate): the memory report
  * (gpuplan_estimate_memory) and, with a GPU, the throughput of the same job
  * (gpuplan_throughput_estimate, no platform: the stated network
- * assumptions) and its cloud cost. `out` is caller-owned (tens of KB: on
- * the heap) and fully written; `gpu` may be NULL and is not kept. A job the
- * time model refuses is a result (has_throughput false, throughput_error
- * says why); errors are gpuplan_estimate_memory's. A serving job fills
- * `serving` (is_serving): the steady state at the job's load from
- * gpuplan_serving_steady_state, the cost per million output tokens, the
- * launch line and benchmark; an engine that will not start is a result
- * (serving.has_time false, serving.time_error).
+ * assumptions; gpuplan_estimate_run_in names one) and its cloud cost. `out` is caller-owned (tens
+ * of KB: on the heap) and fully written; `gpu` may be NULL and is not kept. A job the time model
+ * refuses is a result (has_throughput false, throughput_error says why); errors are
+ * gpuplan_estimate_memory's. A serving job fills `serving` (is_serving): the steady state at the
+ * job's load from gpuplan_serving_steady_state, the cost per million output tokens, the launch line
+ * and benchmark; an engine that will not start is a result (serving.has_time false,
+ * serving.time_error).
  */
 enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
                                          const struct gpuplan_job *job,
                                          const struct gpuplan_gpu *gpu,
                                          struct gpuplan_estimate *out,
                                          struct gpuplan_error *err);
+
+/*
+ * The same in `platform` (may be NULL: gpuplan_estimate_run): the time model
+ * reads the server's network per GPU across nodes, as the planner does for
+ * the servers it recommends. gpuplan_catalog_sole_platform() finds the one a
+ * GPU is sold in.
+ */
+enum gpuplan_status gpuplan_estimate_run_in(const struct gpuplan_model *model,
+                                            const struct gpuplan_job *job,
+                                            const struct gpuplan_gpu *gpu,
+                                            const struct gpuplan_platform *platform,
+                                            struct gpuplan_estimate *out,
+                                            struct gpuplan_error *err);
 
 #endif

@@ -42,6 +42,15 @@ enum cli_exit {
  */
 int cli_fit_exit(int rc, const struct gpuplan_estimate *estimate);
 
+/*
+ * The server whose network an estimate across nodes uses: the one `gpu` is
+ * sold in (gpuplan_catalog_sole_platform), or NULL on one node, without a GPU
+ * or where several servers hold it.
+ */
+const struct gpuplan_platform *cli_network_platform(const struct gpuplan_catalog *catalog,
+                                                    const struct gpuplan_job *job,
+                                                    const struct gpuplan_gpu *gpu);
+
 /* One section of a command's options: a table, the title --help gives it. */
 struct cli_group {
     const char *title;                    /* e.g. "options", "planner options"; N_() marked */

@@ -119,7 +119,9 @@ static int cmd_check(int argc, char **argv)
     if (st == GPUPLAN_OK)
         st = check_gpu(run.catalog, &cfg.job, &local, &gpu, &run.err);
     if (st == GPUPLAN_OK)
-        st = gpuplan_estimate_run(&run.model, &cfg.job, gpu, estimate, &run.err);
+        st = gpuplan_estimate_run_in(&run.model, &cfg.job, gpu,
+                                     cli_network_platform(run.catalog, &cfg.job, gpu), estimate,
+                                     &run.err);
     if (st == GPUPLAN_OK)
         st = gpuplan_render_estimate_from(estimate, &cfg, true, ca.common.format, &run.out,
                                           &run.err);

@@ -93,7 +93,8 @@ static int run_estimate(struct gpuplan_job *job,
     if (st == GPUPLAN_OK)
         st = resolve_gpu(run.catalog, job, &local_gpu, &gpu, &run.err);
     if (st == GPUPLAN_OK)
-        st = gpuplan_estimate_run(&run.model, job, gpu, estimate, &run.err);
+        st = gpuplan_estimate_run_in(
+            &run.model, job, gpu, cli_network_platform(run.catalog, job, gpu), estimate, &run.err);
     if (st == GPUPLAN_OK)
         st = gpuplan_render_estimate_from(estimate, cfg, false, common->format, &run.out, &run.err);
     /* a verdict a script can branch on: 3 does not fit, 4 may not fit (cli_fit_exit) */

@@ -169,6 +169,14 @@ enum gpuplan_status cli_read_file(const char *path,
     return GPUPLAN_OK;
 }
 
+const struct gpuplan_platform *cli_network_platform(const struct gpuplan_catalog *catalog,
+                                                    const struct gpuplan_job *job,
+                                                    const struct gpuplan_gpu *gpu)
+{
+    return gpu && job->nodes > 1 ? gpuplan_catalog_sole_platform(catalog, gpu, job->gpus_per_node)
+                                 : NULL;
+}
+
 int cli_fit_exit(int rc, const struct gpuplan_estimate *estimate)
 {
     if (rc != CLI_OK || !estimate || !estimate->has_gpu)

@@ -1206,7 +1206,11 @@ static enum gpuplan_status post_estimate(const struct server *srv,
             (void)snprintf(err->where, sizeof err->where, "$.gpu");
     }
     if (st == GPUPLAN_OK)
-        st = gpuplan_estimate_run(model, &job, gpu, estimate, err);
+        st = gpuplan_estimate_run_in(
+            model, &job, gpu,
+            job.nodes > 1 ? gpuplan_catalog_sole_platform(srv->catalog, gpu, job.gpus_per_node)
+                          : NULL,
+            estimate, err);
     if (st == GPUPLAN_OK)
         st = gpuplan_render_estimate_from(estimate, cfg.n_files ? &cfg : NULL, false,
                                           GPUPLAN_FORMAT_JSON, out, err);

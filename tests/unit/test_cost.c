@@ -11,6 +11,7 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/gpuplan.h"
 #include "gpuplan/render.h"
+#include "gpuplan/throughput.h"
 
 static struct gpuplan_gpu card(void)
 {
@@ -245,6 +246,28 @@ static void test_estimate_value(void **state)
     /* Without a GPU: memory only. */
     assert_int_equal(gpuplan_estimate_run(&model, &job, NULL, e, &err), GPUPLAN_OK);
     assert_false(e->has_gpu || e->has_throughput);
+    /* Across servers the time model reads the network of the server the GPU is sold in, as the
+     * planner does: 18 x 8 B300 in HGX B300 (800 Gb/s per GPU) against the stated 400 Gb/s. */
+    const struct gpuplan_gpu *b300 = gpuplan_catalog_find_gpu(catalog, "b300");
+    assert_non_null(b300);
+    assert_int_equal(gpuplan_job_set(&job, "method", "full", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&job, "sharding", "fsdp", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&job, "gpu", "b300:8", &err), GPUPLAN_OK);
+    assert_int_equal(gpuplan_job_set(&job, "nodes", "18", &err), GPUPLAN_OK);
+    const struct gpuplan_platform *hgx = gpuplan_catalog_sole_platform(catalog, b300, 8);
+    assert_non_null(hgx);
+    assert_true(hgx->network_gb_per_s > 0.0);
+    assert_null(gpuplan_catalog_sole_platform(catalog, b300, hgx->max_gpus + 1));
+    assert_int_equal(gpuplan_estimate_run_in(&model, &job, b300, hgx, e, &err), GPUPLAN_OK);
+    assert_string_equal(e->platform_id, hgx->id);
+    struct gpuplan_throughput direct;
+    assert_int_equal(gpuplan_throughput_estimate(&model, &job, b300, hgx, &direct, &err),
+                     GPUPLAN_OK);
+    assert_true(fabs(e->throughput.step_time_s - direct.step_time_s) < 1e-12);
+    const double with_platform_s = e->throughput.comm_total_s;
+    assert_int_equal(gpuplan_estimate_run(&model, &job, b300, e, &err), GPUPLAN_OK);
+    assert_string_equal(e->platform_id, "");
+    assert_true(e->throughput.comm_total_s > with_platform_s); /* 400 < 800 Gb/s per GPU */
     free(e);
     gpuplan_model_release(&model);
     gpuplan_catalog_free(catalog);

@@ -1422,6 +1422,22 @@ const struct gpuplan_platform *gpuplan_catalog_find_platform(const struct gpupla
     return catalog && id ? find_platform(catalog, id) : NULL;
 }
 
+const struct gpuplan_platform *gpuplan_catalog_sole_platform(const struct gpuplan_catalog *catalog,
+                                                             const struct gpuplan_gpu *gpu,
+                                                             uint32_t gpus_per_node)
+{
+    const struct gpuplan_platform *found = NULL;
+    for (size_t i = 0; catalog && gpu && i < gpu->n_platforms; i++) {
+        const struct gpuplan_platform *p = find_platform(catalog, gpu->platforms[i]);
+        if (!p || p->max_gpus < gpus_per_node)
+            continue;
+        if (found)
+            return NULL; /* several: the caller does not choose a server for the user */
+        found = p;
+    }
+    return found;
+}
+
 const struct gpuplan_catalog_model *
 gpuplan_catalog_find_model(const struct gpuplan_catalog *catalog, const char *id)
 {

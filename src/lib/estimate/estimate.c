@@ -70,6 +70,7 @@ static void serving_cost(const struct gpuplan_job *job,
 static enum gpuplan_status estimate_run(const struct gpuplan_model *model,
                                         const struct gpuplan_job *job,
                                         const struct gpuplan_gpu *gpu,
+                                        const struct gpuplan_platform *platform,
                                         struct gpuplan_estimate *out,
                                         struct gpuplan_error *err)
 {
@@ -97,8 +98,10 @@ static enum gpuplan_status estimate_run(const struct gpuplan_model *model,
     }
     struct gpuplan_error why;
     gpuplan_error_init(&why);
-    out->has_throughput =
-        gpuplan_throughput_estimate(model, job, gpu, NULL, &out->throughput, &why) == GPUPLAN_OK;
+    out->has_throughput = gpuplan_throughput_estimate(model, job, gpu, platform, &out->throughput,
+                                                      &why) == GPUPLAN_OK;
+    if (platform)
+        (void)snprintf(out->platform_id, sizeof out->platform_id, "%s", platform->id);
     if (!out->has_throughput) {
         (void)snprintf(out->throughput_error, sizeof out->throughput_error, "%s", why.message);
         return GPUPLAN_OK;
@@ -107,14 +110,24 @@ static enum gpuplan_status estimate_run(const struct gpuplan_model *model,
     return GPUPLAN_OK;
 }
 
+enum gpuplan_status gpuplan_estimate_run_in(const struct gpuplan_model *model,
+                                            const struct gpuplan_job *job,
+                                            const struct gpuplan_gpu *gpu,
+                                            const struct gpuplan_platform *platform,
+                                            struct gpuplan_estimate *out,
+                                            struct gpuplan_error *err)
+{
+    const enum gpuplan_status st = estimate_run(model, job, gpu, platform, out, err);
+    if (st == GPUPLAN_OK) /* every figure's range from its class's out-of-sample errors */
+        gpuplan_estimate_ranges_fill(out, &out->ranges);
+    return st;
+}
+
 enum gpuplan_status gpuplan_estimate_run(const struct gpuplan_model *model,
                                          const struct gpuplan_job *job,
                                          const struct gpuplan_gpu *gpu,
                                          struct gpuplan_estimate *out,
                                          struct gpuplan_error *err)
 {
-    const enum gpuplan_status st = estimate_run(model, job, gpu, out, err);
-    if (st == GPUPLAN_OK) /* every figure's range from its class's out-of-sample errors */
-        gpuplan_estimate_ranges_fill(out, &out->ranges);
-    return st;
+    return gpuplan_estimate_run_in(model, job, gpu, NULL, out, err);
 }

@@ -100,6 +100,7 @@ static json_t *sig(double v)
 }
 
 static enum gpuplan_status throughput_json_into(const struct gpuplan_throughput *t,
+                                                const char *platform_id,
                                                 struct json_t *obj,
                                                 struct gpuplan_error *err)
 {
@@ -137,6 +138,9 @@ static enum gpuplan_status throughput_json_into(const struct gpuplan_throughput 
     bad |= json_object_set_new(tp, "dp", json_integer(t->dp));
     bad |= json_object_set_new(tp, "tp", json_integer(t->tp));
     bad |= json_object_set_new(tp, "pp", json_integer(t->pp));
+    /* the server whose network the collectives across nodes used; null: the stated assumption */
+    bad |= json_object_set_new(tp, "network_platform",
+                               platform_id[0] ? json_string(platform_id) : json_null());
     bad |= json_object_set_new(time, "train_hours",
                                t->has_train_time ? sig(gpuplan_round_to(t->train_hours, 0.01))
                                                  : json_null());
@@ -222,6 +226,16 @@ static void time_text(const struct gpuplan_estimate *e, struct gpuplan_buf *out)
         return;
     }
     throughput_text(&e->throughput, &e->ranges, out);
+    if (e->job.nodes > 1 && e->platform_id[0])
+        gpuplan_buf_printf(out,
+                           GPUPLAN_TR("  network           across servers: the NICs of %s, "
+                                      "the server this GPU is sold in\n"),
+                           e->platform_id);
+    else if (e->job.nodes > 1)
+        gpuplan_buf_puts(out, GPUPLAN_TR("  network           across servers: the time model's "
+                                         "assumption, one 400 Gb/s NIC per GPU (several "
+                                         "servers hold this GPU: gpuplan recommend prices "
+                                         "each)\n"));
     if (!e->throughput.has_train_time) {
         gpuplan_buf_puts(
             out,
@@ -258,7 +272,8 @@ time_json(const struct gpuplan_estimate *e, json_t *root, struct gpuplan_error *
         return GPUPLAN_OK;
     }
     const enum gpuplan_status st =
-        e->is_serving ? GPUPLAN_OK : throughput_json_into(&e->throughput, root, err);
+        e->is_serving ? GPUPLAN_OK
+                      : throughput_json_into(&e->throughput, e->platform_id, root, err);
     if (st != GPUPLAN_OK)
         return st;
     const struct gpuplan_estimate_ranges *rg = &e->ranges;
