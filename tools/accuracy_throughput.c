@@ -208,6 +208,19 @@ row_job(const struct row *h, const struct row *r, struct gpuplan_job *job, char 
     const char *compile = field(h, r, "compile");
     if (!compile[0])
         compile = strcmp(field(h, r, "stack"), "megatron") == 0 ? "yes" : "no";
+    /*
+     * MoE experts: Megatron-Core stacks run them as grouped GEMMs (the MoE
+     * recipes' --moe-grouped-gemm), torchtitan as grouped_mm; the rest loop.
+     * The stack itself where it is one of --stack's names (the time model
+     * reads it for Megatron's overlapped parameter all-gather); other
+     * frameworks (xtuner, ms-swift, ...) keep the default.
+     */
+    const char *stack = field(h, r, "stack");
+    const bool grouped = strcmp(stack, "megatron") == 0 || strcmp(stack, "torchtitan") == 0;
+    struct gpuplan_error stack_err;
+    gpuplan_error_init(&stack_err);
+    if (stack[0])
+        (void)gpuplan_job_set(job, "stack", stack, &stack_err);
     const struct {
         const char *name, *value;
     } opts[] = {
@@ -219,6 +232,7 @@ row_job(const struct row *h, const struct row *r, struct gpuplan_job *job, char 
         { "grad-accum", field(h, r, "grad_accum") },
         { "grad-ckpt", ckpt },
         { "compile", compile },
+        { "moe-experts", grouped ? "grouped" : "loop" },
         { "attention", field(h, r, "attention") },
         { "lora-rank", field(h, r, "lora_rank") },
         { "lora-targets", lora },
@@ -227,6 +241,9 @@ row_job(const struct row *h, const struct row *r, struct gpuplan_job *job, char 
         { "offload", field(h, r, "offload") },
         { "tp", field(h, r, "tp") },
         { "pp", field(h, r, "pp") },
+        { "cp", field(h, r, "cp") },
+        { "ep", field(h, r, "ep") },
+        { "vpp", field(h, r, "vpp") },
         { "gpu", gpu },
         { "nodes", nodes_text },
     };
@@ -577,11 +594,12 @@ int main(int argc, char **argv)
     /* The rows point into the catalog (GPUs, platforms): free it after the last prediction. */
     gpuplan_catalog_free(catalog);
     const size_t n = n_err;
-    printf("\ncolumns: ep, vpp and cp are not modelled by the time model (no job field: "
-           "expert all-to-all, the interleaved schedule's smaller bubble and context-parallel "
-           "attention exchange are not in the step time) and are ignored; dp is not read (the "
-           "job derives it from n_gpus / (tp x pp)); stack picks the fused-kernel default "
-           "(megatron: fused) and the tables.\n");
+    printf("\ncolumns: cp, ep and vpp are read (ring attention, expert parallelism with its "
+           "all-to-all, the interleaved schedule's bubble); dp is not read (the job derives it "
+           "from n_gpus / (tp x pp), context-parallel ranks included); stack picks the "
+           "fused-kernel default (megatron: fused), the MoE experts' kernels (megatron, "
+           "torchtitan: grouped GEMM; others: a per-expert loop), Megatron's overlapped "
+           "parameter all-gather, and the tables.\n");
     printf("\nthroughput, headline: out of sample, signed error = (predicted - measured) / "
            "measured (under = predicted slower than measured):\n");
     static bool take[SC_MAX_ROWS];

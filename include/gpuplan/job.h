@@ -113,6 +113,19 @@ enum gpuplan_framework {
     GPUPLAN_FRAMEWORK_COUNT
 };
 
+/*
+ * How a training framework runs the routed experts of an MoE layer
+ * (--moe-experts; docs/formulas-time-cost.md "MoE"): a loop over the
+ * experts, one small GEMM chain per expert that receives tokens (Hugging
+ * Face transformers' eager experts), or one grouped GEMM over all local
+ * experts (Megatron-Core GroupedMLP/TEGroupedMLP, torchtitan grouped_mm).
+ */
+enum gpuplan_moe_experts {
+    GPUPLAN_MOE_EXPERTS_LOOP = 0,
+    GPUPLAN_MOE_EXPERTS_GROUPED,
+    GPUPLAN_MOE_EXPERTS_COUNT
+};
+
 /* LoRA target set as a bitmask over enum gpuplan_role (bit = 1ULL << role). */
 typedef uint64_t gpuplan_role_mask;
 
@@ -125,6 +138,8 @@ struct gpuplan_job {
     enum gpuplan_optimizer optimizer; /* default adamw */
     /* the options a stack profile sets were given explicitly (the profile leaves them) */
     bool precision_set, attention_set, chunked_ce_set, compile_set, act_offload_set;
+    bool moe_experts_set;
+    enum gpuplan_moe_experts moe_experts; /* default loop (or the stack's) */
     enum gpuplan_grad_ckpt grad_ckpt; /* default none (full for qlora) */
     bool grad_ckpt_set;               /* the user chose grad_ckpt explicitly */
     enum gpuplan_attention attention; /* default sdpa */
@@ -177,6 +192,8 @@ struct gpuplan_job {
     uint32_t pp;                  /* pipeline parallel degree, default 1 (serving: nodes) */
     uint32_t cp; /* context parallel degree (training): each sequence split over cp ranks of the
                     data-parallel group, default 1 */
+    uint32_t vpp; /* virtual pipeline stages per pipeline rank (Megatron interleaved 1F1B),
+                     default 1 */
     uint32_t gpus_per_node; /* from --gpu ID:N, default 1 */
     uint32_t nodes;         /* default 1 */
     char gpu_id[64];        /* catalog GPU id, "local", or "" (memory only) */
@@ -195,7 +212,8 @@ struct gpuplan_job {
     enum gpuplan_serving_kv_dtype kv_dtype; /* --kv-cache-dtype, default auto (the model's) */
     enum gpuplan_dtype weights_dtype; /* weight format as loaded; UNKNOWN = as stored (auto) */
     bool enforce_eager;               /* no CUDA graphs */
-    uint32_t ep;                      /* expert-parallel degree for routed experts, 1 = off */
+    uint32_t ep; /* expert-parallel degree for routed experts, 1 = off (training: EP ranks are
+                    carved out of the data-parallel group, Megatron-Core's expert layout) */
     bool tp_set, pp_set;              /* --tp / --pp given (serving defaults: the GPUs given) */
     uint64_t input_tokens;            /* prompt tokens per request, default 1024 */
     uint64_t output_tokens;           /* generated tokens per request, default 128 */

@@ -82,7 +82,10 @@ struct gpuplan_throughput_profile {
     uint32_t n_layers;       /* decoder + encoder blocks */
     uint32_t n_experts;      /* routed experts, 0 dense */
     uint32_t n_experts_per_token;
-    double expert_params_total; /* routed expert weights, all experts */
+    double expert_params_total;  /* routed expert weights, all experts */
+    double expert_params_active; /* ... that one token multiplies by (top-k of them) */
+    uint32_t n_moe_layers;       /* blocks with routed experts, e.g. 94 for Qwen3-235B-A22B */
+    uint64_t expert_ffn_size;    /* one expert's inner width, e.g. 1536 */
 };
 
 /* Hardware a job runs on; fill with gpuplan_throughput_system_init() then set `gpu`. */

@@ -44,6 +44,8 @@ static const char *const kv_dtype_names[] = { "auto",     "fp8",      "bf16",   
 static const char *const engine_names[] = { "vllm", "sglang", NULL };
 static const char *const yes_no_names[] = { "no", "yes", NULL };
 static const char *const compile_names[] = { "no", "yes", "blocks", NULL };
+/* --moe-experts, in enum gpuplan_moe_experts order. */
+static const char *const moe_experts_names[] = { "loop", "grouped", NULL };
 /* --stack, in enum gpuplan_framework order; "nemo" is an alias of megatron. */
 static const char *const framework_names[] = { "hf-trainer",    "trl",     "axolotl",
                                                "llama-factory", "unsloth", "torchtune",
@@ -672,12 +674,34 @@ const struct gpuplan_option gpuplan_job_options[] = {
       NO_SET,
       .arg = "N",
       .help = GPUPLAN_N_("training: context-parallel degree, each sequence split over N ranks of "
-                         "the data-parallel group (ring attention); memory only, the time model "
-                         "refuses it"),
+                         "the data-parallel group (ring attention: K/V passed round the ring)"),
       .default_value = "1",
       .count_min = 1,
       .count_max = GPUPLAN_JOB_MAX_DEGREE,
       .flags = GPUPLAN_OPTION_SEARCHED },
+    /* Interleaved pipeline schedule: the planner does not search it (SEARCHED: a fixed knob). */
+    { .name = "vpp",
+      .kind = GPUPLAN_OPTION_COUNT,
+      .field = GPUPLAN_FIELD_U32,
+      JOB(vpp),
+      NO_SET,
+      .arg = "N",
+      .help = GPUPLAN_N_("training: virtual pipeline stages per pipeline rank (Megatron "
+                         "interleaved 1F1B), the bubble shrinks by 1/N; needs --pp > 1"),
+      .default_value = "1",
+      .count_min = 1,
+      .count_max = GPUPLAN_JOB_MAX_DEGREE,
+      .flags = GPUPLAN_OPTION_SEARCHED },
+    { .name = "moe-experts",
+      .kind = GPUPLAN_OPTION_CHOICE,
+      .field = GPUPLAN_FIELD_INT,
+      JOB(moe_experts),
+      SET(moe_experts_set),
+      .help = GPUPLAN_N_("training: MoE experts as a loop of small GEMMs per expert (Hugging Face "
+                         "eager) or one grouped GEMM (Megatron-Core, torchtitan); default: the "
+                         "stack's"),
+      .default_value = "loop",
+      .choices = moe_experts_names },
     { .name = "gpu",
       .kind = GPUPLAN_OPTION_TEXT,
       .field = GPUPLAN_FIELD_CHARS,
@@ -808,7 +832,8 @@ const struct gpuplan_option gpuplan_job_options[] = {
       JOB(ep),
       NO_SET,
       .arg = "N",
-      .help = GPUPLAN_N_("serving: expert-parallel degree for routed experts (1 = off)"),
+      .help = GPUPLAN_N_("expert-parallel degree for routed experts (1 = off); training: the "
+                         "experts sharded over N ranks of the data-parallel group"),
       .default_value = "1",
       .count_min = 1,
       .count_max = GPUPLAN_JOB_MAX_DEGREE,
@@ -931,49 +956,56 @@ struct stack_profile {
     int compile;     /* 0 no, 1 yes (blocks + loss), 2 blocks only; fused kernels for megatron */
     int act_offload; /* 0/1 */
     int multi_gpu;   /* enum gpuplan_sharding */
+    int moe_experts; /* enum gpuplan_moe_experts */
 };
 
 static const struct stack_profile stack_profiles[GPUPLAN_FRAMEWORK_COUNT] = {
     /* huggingface/transformers@00349ae87edd (5.x) src/transformers/training_args.py: bf16 = torch
      * AMP over fp32 parameters, gradient_checkpointing False, torch_compile False,
      * use_liger_kernel False; modeling_utils.py: attn_implementation "sdpa". The job's defaults. */
-    [GPUPLAN_FRAMEWORK_HF_TRAINER] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
+    [GPUPLAN_FRAMEWORK_HF_TRAINER] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
     /* huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/base_config.py: gradient_checkpointing
      * True; trl/trainer/sft_config.py: loss_type "chunked_nll" (the logits are never upcast
      * whole). */
-    [GPUPLAN_FRAMEWORK_TRL] = { KEEP, GPUPLAN_CKPT_FULL, KEEP, 1, KEEP, KEEP, KEEP },
+    [GPUPLAN_FRAMEWORK_TRL] = { KEEP, GPUPLAN_CKPT_FULL, KEEP, 1, KEEP, KEEP, KEEP, KEEP },
     /* axolotl-ai-cloud/axolotl@067b021c8 (0.18.0) src/axolotl/utils/schemas/config.py:
      * gradient_checkpointing, torch_compile, activation_offloading unset (off): HF Trainer's. */
-    [GPUPLAN_FRAMEWORK_AXOLOTL] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
+    [GPUPLAN_FRAMEWORK_AXOLOTL] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
     /* hiyouga/LLaMA-Factory@ff6d4d12e (0.9.6.dev0) src/llamafactory/hparams/model_args.py:
      * disable_gradient_checkpointing False (checkpointing on, model/model_utils/checkpointing.py).
      */
-    [GPUPLAN_FRAMEWORK_LLAMA_FACTORY] = { KEEP, GPUPLAN_CKPT_FULL, KEEP, KEEP, KEEP, KEEP, KEEP },
+    [GPUPLAN_FRAMEWORK_LLAMA_FACTORY] = { KEEP, GPUPLAN_CKPT_FULL, KEEP, KEEP, KEEP, KEEP, KEEP,
+                                          KEEP },
     /* unslothai/unsloth (2025.x) unsloth/models/llama.py FastLlamaModel.get_peft_model:
      * use_gradient_checkpointing="unsloth" (checkpointed block inputs offloaded to host,
      * unsloth_zoo gradient_checkpointing.py); the loss is its fused, chunked cross-entropy
      * (unsloth_zoo loss_utils.py) that never holds the full fp32 logits. */
-    [GPUPLAN_FRAMEWORK_UNSLOTH] = { KEEP, GPUPLAN_CKPT_FULL, KEEP, 1, KEEP, 1, KEEP },
+    [GPUPLAN_FRAMEWORK_UNSLOTH] = { KEEP, GPUPLAN_CKPT_FULL, KEEP, 1, KEEP, 1, KEEP, KEEP },
     /* pytorch/torchtune@bd2a0fc7c (0.7.0) torchtune/training/precision.py get_dtype and the
      * recipes' configs (dtype: bf16: pure bf16 weights, grads and AdamW states); configs' loss
      * torchtune.modules.loss.LinearCrossEntropyLoss / CEWithChunkedOutputLoss (chunked);
      * recipes/full_finetune_*.py: enable_activation_checkpointing False, compile False. */
-    [GPUPLAN_FRAMEWORK_TORCHTUNE] = { GPUPLAN_PRECISION_BF16, KEEP, KEEP, 1, KEEP, KEEP, KEEP },
+    [GPUPLAN_FRAMEWORK_TORCHTUNE] = { GPUPLAN_PRECISION_BF16, KEEP, KEEP, 1, KEEP, KEEP, KEEP, KEEP },
     /* pytorch/torchtitan (0.2) torchtitan/config/job_config.py: ActivationCheckpoint.mode
      * "selective", parallelism.data_parallel_shard_degree -1 (FSDP2 over every rank),
-     * mixed_precision_param bfloat16 with fp32 shards (bf16-mixed under FSDP), compile off. */
+     * mixed_precision_param bfloat16 with fp32 shards (bf16-mixed under FSDP), compile off;
+     * torchtitan/models/moe.py GroupedExperts: use_grouped_mm True (torch._grouped_mm). */
     [GPUPLAN_FRAMEWORK_TORCHTITAN] = { KEEP, GPUPLAN_CKPT_SELECTIVE, KEEP, KEEP, KEEP, KEEP,
-                                       GPUPLAN_SHARDING_FSDP },
+                                       GPUPLAN_SHARDING_FSDP, GPUPLAN_MOE_EXPERTS_GROUPED },
     /* Lightning-AI/litgpt litgpt/utils.py get_default_supported_precision(training=True):
      * "bf16-mixed" on bf16 GPUs; finetune/lora.py: no activation checkpointing on one GPU. */
-    [GPUPLAN_FRAMEWORK_LITGPT] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
+    [GPUPLAN_FRAMEWORK_LITGPT] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
     /* deepspeedai/DeepSpeed@edaa72212 (0.19.6) deepspeed/runtime/zero/config.py: stage 0 unless
      * the script's config says; bf16 there is DeepSpeed's 16-bit engine (--precision). */
-    [GPUPLAN_FRAMEWORK_DEEPSPEED] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
+    [GPUPLAN_FRAMEWORK_DEEPSPEED] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
     /* NVIDIA/Megatron-LM megatron/training/arguments.py: Transformer Engine layers with fused
      * norms, rotary and bias-activation and TE fused attention (flash): the time model's
-     * fused-kernel class; recompute off and the cross-entropy fusion off by default. */
-    [GPUPLAN_FRAMEWORK_MEGATRON] = { KEEP, KEEP, GPUPLAN_ATTN_FLASH, KEEP, 1, KEEP, KEEP },
+     * fused-kernel class; recompute off and the cross-entropy fusion off by default. MoE:
+     * --moe-grouped-gemm (GroupedMLP / TEGroupedMLP), which the MoE recipes pass (Megatron-Bridge
+     * and NeMo Qwen3-MoE / Mixtral recipes moe_grouped_gemm=True, Megatron-MoE-ModelZoo scripts);
+     * Megatron-LM's bare default is SequentialMLP, a loop (--moe-experts loop). */
+    [GPUPLAN_FRAMEWORK_MEGATRON] = { KEEP, KEEP, GPUPLAN_ATTN_FLASH, KEEP, 1, KEEP, KEEP,
+                                     GPUPLAN_MOE_EXPERTS_GROUPED },
 };
 
 /* The profile of out->stack over the knobs that were not given. */
@@ -996,6 +1028,8 @@ static void apply_stack_profile(struct gpuplan_job *out)
     }
     if (p->act_offload != KEEP && !out->act_offload_set)
         out->act_offload = p->act_offload != 0;
+    if (p->moe_experts != KEEP && !out->moe_experts_set)
+        out->moe_experts = (enum gpuplan_moe_experts)p->moe_experts;
 }
 
 void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
@@ -1035,6 +1069,8 @@ void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
         out->ep = 1;
     if (out->cp == 0 || out->method == GPUPLAN_METHOD_INFER)
         out->cp = 1;
+    if (out->vpp == 0 || out->method == GPUPLAN_METHOD_INFER)
+        out->vpp = 1;
 }
 
 static const char *choice_name(const char *const *names, size_t count, unsigned v)

@@ -47,6 +47,20 @@
  * tensor-core peak (assumption; V100: 15.7 fp32 against 125 fp16 tensor TFLOPS is 1/8, T4
  * alike, so this is generous to fp32). */
 #define FP32_WITHOUT_TF32_SLOWDOWN 4.0
+/*
+ * MoE experts run as a loop (docs/formulas-time-cost.md "MoE"):
+ * - EAGER_OP_OVERHEAD_S: the host-side cost of one eager PyTorch op (dispatcher and
+ *   cudaLaunchKernel), ~10 us (Horace He, "Making Deep Learning Go Brrrr From First
+ *   Principles", 2022, section "Overhead"): a kernel shorter than that leaves the GPU idle.
+ * - LOOP_OPS_PER_EXPERT: the kernels one expert launches per layer forward in Hugging Face's
+ *   eager experts loop (transformers Qwen3MoeExperts / MixtralExperts "eager" implementation,
+ *   4.x *SparseMoeBlock.forward): torch.where on its mask (a nonzero, which waits for the GPU,
+ *   so the host cannot run ahead), the token gather, the gate/up projection, the activation,
+ *   the gate * up product, the down projection, the routing-weight multiply and index_add_: 8.
+ *   Backward launches about twice as many (the 2x of the elementwise model below).
+ */
+#define EAGER_OP_OVERHEAD_S 10e-6
+#define LOOP_OPS_PER_EXPERT 8.0
 
 /*
  * Matmul efficiency = GEN_EFF[generation] * PRECISION factor * size factor.
@@ -149,8 +163,10 @@ static void add_group(struct gpuplan_throughput_profile *p,
     p->lora_dims_total_by_role[role] += n_matrices * (in + out);
     p->lora_dims_by_role[role] += n_matrices * (in + out) * active_scale;
     p->lora_out_by_role[role] += n_matrices * out * active_scale;
-    if (gpuplan_role_is_routed_expert(role))
+    if (gpuplan_role_is_routed_expert(role)) {
         p->expert_params_total += params;
+        p->expert_params_active += params * active_scale;
+    }
 }
 
 /*
@@ -168,6 +184,10 @@ static void add_group(struct gpuplan_throughput_profile *p,
  * reads its inputs and writes its output once: norm + residual 6 h twice,
  * rotary 4 (q + k), SwiGLU 6 I. Backward costs ~2x the forward bytes (each op
  * reads the output gradient and its saved inputs, and writes input gradients).
+ * MoE blocks add the token permutation around the experts (Megatron-Core
+ * moe_utils permute / unpermute, the HF loop's index and index_add_): read
+ * each token's h and write its k copies, then read the k outputs and write h
+ * back, 4 (1 + k) h bytes, fused or not.
  * Check, not fit: the compile off/on pairs GT-22/23 (Llama-3.2-3B, A100) and
  * GT-151/152 (Llama-3.1-8B, H100) measure 30 and 24 us per token; this count
  * gives 17 and 16 us (the rest: launch overhead and the loss, not modelled).
@@ -194,8 +214,14 @@ static void elementwise_bytes(struct gpuplan_throughput_profile *p,
                     : 2.0 * 4.0 * h + 4.0 * q + 12.0 * h + 4.0 * mlp;
     const double fused =
         2.0 * 6.0 * h + (llama_style ? 4.0 * (q + k) : 0.0) + (llama_style ? 6.0 : 4.0) * mlp;
-    p->elementwise_bytes_eager = eager * p->n_layers;
-    p->elementwise_bytes_fused = fused * p->n_layers;
+    double permute = 0.0;
+    if (a->is_moe && a->n_experts_per_token > 0) {
+        const double moe_layers =
+            a->n_dense_layers < a->n_layers ? (double)(a->n_layers - a->n_dense_layers) : 0.0;
+        permute = 4.0 * (1.0 + (double)a->n_experts_per_token) * h * moe_layers;
+    }
+    p->elementwise_bytes_eager = eager * p->n_layers + permute;
+    p->elementwise_bytes_fused = fused * p->n_layers + permute;
 }
 
 enum gpuplan_status gpuplan_throughput_profile_build(struct gpuplan_throughput_profile *profile,
@@ -237,6 +263,12 @@ enum gpuplan_status gpuplan_throughput_profile_build(struct gpuplan_throughput_p
             profile->linear_params_quantised += profile->linear_total_by_role[r];
     }
     profile->n_layers = a->n_layers + a->n_encoder_layers;
+    if (profile->expert_params_total > 0) {
+        profile->n_moe_layers =
+            a->n_dense_layers < a->n_layers ? a->n_layers - a->n_dense_layers : a->n_layers;
+        profile->expert_ffn_size =
+            a->moe_intermediate_size ? a->moe_intermediate_size : a->intermediate_size;
+    }
     profile->hidden_size = a->hidden_size;
     profile->sliding_window = a->sliding_window;
     const double heads = (double)a->n_heads;
@@ -390,8 +422,9 @@ struct ctx {
     const struct gpuplan_throughput_profile *p;
     const struct gpuplan_job *job;
     const struct gpuplan_throughput_system *sys;
-    uint32_t n_gpus, per_node, tp, pp, dp;
-    double mem_bw_bytes_per_s; /* effective */
+    uint32_t n_gpus, per_node, tp, pp, dp; /* dp = GPUs / (tp x pp): the gradient group */
+    uint32_t cp, ep, vpp;                  /* context, expert, virtual pipeline degrees */
+    double mem_bw_bytes_per_s;             /* effective */
     double achieved_flops_per_s;
     double attention_flops_per_s; /* attention runs in bf16 even under fp8 recipes */
 };
@@ -581,15 +614,105 @@ struct step_parts {
     double comm_mb_total, comm_mb_exposed;     /* data-parallel, per micro-batch */
     double comm_step_total, comm_step_exposed; /* data-parallel, once per step */
     double tp_mb, pp_p2p_mb;                   /* tensor and pipeline parallel, per micro-batch */
+    double attention_mb;                       /* the attention kernels' share of compute_mb */
+    double ep_a2a_mb;                          /* MoE dispatch + combine all-to-all, per mb */
+    double cp_ring_mb_total, cp_ring_mb_exposed; /* ring attention's K/V passes, per mb */
     double offload_mb, offload_step;           /* PCIe to host and the CPU optimizer step */
     double bubble;                             /* the pipeline's idle slots */
 };
 
 /* The trained parameters: all of this GPU's TP x PP share, and the optimizer's shard of it. */
 struct trained {
-    double local; /* this GPU's TP x PP share */
-    double shard; /* what its optimizer steps (ZeRO/FSDP: 1/dp of it) */
+    double local; /* this GPU's TP x PP (x EP for the experts) share */
+    double shard; /* what its optimizer steps (ZeRO/FSDP: 1/dp of it; experts 1/(dp/ep)) */
+    double comm;  /* local, the experts weighted by their smaller group's ring factor */
+    double gathered; /* matmul weights FSDP gathers per pass, TP x PP share before the split */
 };
+
+/* Tokens of one micro-batch on one GPU: the sequences split over the cp ranks. */
+static double tokens_per_rank(const struct ctx *c)
+{
+    return (double)c->job->micro_batch * (double)c->job->seq_len / c->cp;
+}
+
+/* Hyperbolic GEMM saturation in one dimension (the size factor above). */
+static double saturation(double n, double half)
+{
+    const double x = max2(n, 1.0);
+    return x / (x + half);
+}
+
+/*
+ * Routed experts on one GPU (docs/formulas-time-cost.md "MoE"). Expert
+ * parallelism (Megatron-Core's expert layout etp x ep x edp x pp = GPUs, with
+ * expert tensor parallel 1, the setting of the Megatron-Bridge and
+ * Megatron-MoE-ModelZoo MoE recipes) puts E / ep whole experts on each of ep
+ * consecutive ranks of a pipeline stage, and each rank's tokens (its 1/tp
+ * share under sequence parallelism) go to the ranks of their experts: per
+ * micro-batch a local expert receives tokens_rank / tp x ep x top-k / E
+ * tokens when the router is balanced, so the expert FLOPs per GPU are the
+ * dense share's, at the efficiency of GEMMs that narrow in the token
+ * dimension and min(hidden, expert width) wide in the other (the size factor
+ * above). Without EP (ep 1) the experts are split over tp like the dense MLP. Imbalance: the slowest EP rank sets the layer's time; with N =
+ * tokens_rank x ep x top-k assignments spread uniformly over ep ranks, the
+ * largest of ep binomial loads is about mean x (1 + sqrt(2 ln ep) x
+ * sqrt((ep - 1) / N)) (the Gaussian tail bound on the maximum). A router that
+ * learned a skew is not modelled (forced balance and converged aux-loss
+ * balance are assumed).
+ */
+struct expert_load {
+    double flops_per_token; /* expert matmul FLOPs per token, all passes */
+    double rate_factor;     /* their efficiency relative to the dense GEMMs' */
+    double imbalance;       /* slowest EP rank over the mean */
+    double loop_s;          /* per micro-batch: host overhead of a per-expert loop */
+};
+
+static struct expert_load expert_load_of(const struct ctx *c)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    const struct gpuplan_job *job = c->job;
+    struct expert_load e = { 0.0, 1.0, 1.0, 0.0 };
+    if (p->expert_params_active <= 0 || p->n_experts == 0 || p->n_experts_per_token == 0)
+        return e;
+    const double rec = job->grad_ckpt == GPUPLAN_CKPT_FULL ? 1.0 : 0.0;
+    const double bwd = is_peft(job) ? 1.0 : 2.0;
+    e.flops_per_token = 2.0 * p->expert_params_active * (1.0 + bwd + rec);
+    const double tokens = tokens_per_rank(c);
+    const double n_exp = (double)p->n_experts, k = (double)p->n_experts_per_token;
+    const double etp = c->ep > 1 ? 1.0 : (double)c->tp; /* expert tensor parallel */
+    /* token-expert pairs the EP group routes per micro-batch */
+    const double assigned = tokens / (c->ep > 1 ? c->tp : 1.0) * c->ep * k;
+    const double per_expert = assigned / n_exp;
+    const double h = (double)p->hidden_size;
+    const double narrow = p->expert_ffn_size > 0 ? min2(h, (double)p->expert_ffn_size) : h;
+    e.rate_factor = saturation(per_expert, T_HALF_TOKENS) / saturation(tokens, T_HALF_TOKENS) *
+                    saturation(narrow / etp, H_HALF) / saturation(h / c->tp, H_HALF);
+    if (c->ep > 1)
+        e.imbalance = 1.0 + sqrt(2.0 * log((double)c->ep)) * sqrt((c->ep - 1.0) / assigned);
+    if (job->moe_experts == GPUPLAN_MOE_EXPERTS_LOOP) {
+        /* The local experts that receive at least one of the `assigned` pairs. */
+        const double local = n_exp / c->ep;
+        const double hit = local * (1.0 - pow(1.0 - 1.0 / n_exp, assigned));
+        const double ops = LOOP_OPS_PER_EXPERT * (1.0 + 2.0 + rec);
+        e.loop_s = (double)p->n_moe_layers / c->pp * hit * ops * EAGER_OP_OVERHEAD_S;
+    }
+    return e;
+}
+
+/* Routed expert weights on this GPU: 1 / (pp x ep) of them under EP, else the tp x pp share. */
+static double experts_local(const struct ctx *c)
+{
+    const double e = c->p->expert_params_total;
+    return c->ep > 1 ? e / ((double)c->pp * c->ep) : e / ((double)c->tp * c->pp);
+}
+
+/* Matmul weights on this GPU: the dense ones' tp x pp share and the local experts. */
+static double linear_local(const struct ctx *c)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    return (p->linear_params_total - p->expert_params_total) / ((double)c->tp * c->pp) +
+           experts_local(c);
+}
 
 /* Compute per micro-batch: the roofline of FLOPs against one read of the weights per pass. */
 static void train_compute(const struct ctx *c, const struct flops *f, struct step_parts *s)
@@ -597,22 +720,27 @@ static void train_compute(const struct ctx *c, const struct flops *f, struct ste
     const struct gpuplan_throughput_profile *p = c->p;
     const struct gpuplan_job *job = c->job;
     const double split = (double)c->tp * c->pp;
-    const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
+    const double tokens_mb = tokens_per_rank(c);
     const double bw = c->mem_bw_bytes_per_s;
     const double passes = job->grad_ckpt == GPUPLAN_CKPT_FULL ? 3.0 : 2.0;
     const double w_bytes = weight_bytes_per_param(job);
     /* Attention FLOPs (forward, backward 2x, recomputed forward) at the attention rate. */
     const double attn_total =
         f->attention * (3.0 + (job->grad_ckpt != GPUPLAN_CKPT_NONE ? 1.0 : 0.0));
-    const double t_flops = ((f->total - attn_total) / c->achieved_flops_per_s +
-                            attn_total / c->attention_flops_per_s) *
-                           tokens_mb / split;
+    /* Routed experts at their own rate, on the slowest EP rank (expert_load_of). */
+    const struct expert_load e = expert_load_of(c);
+    s->attention_mb = attn_total / c->attention_flops_per_s * tokens_mb / split;
+    const double t_flops =
+        ((f->total - attn_total - e.flops_per_token) / c->achieved_flops_per_s +
+         e.flops_per_token * e.imbalance / (c->achieved_flops_per_s * e.rate_factor)) *
+            tokens_mb / split +
+        s->attention_mb + e.loop_s;
     const double t_eager = eager_attention_bytes_per_token(p, job) * tokens_mb / split / bw;
     /* Non-matmul kernels: forward, backward (2x), and the recomputed forward. */
     const double elem_passes = job->grad_ckpt == GPUPLAN_CKPT_FULL ? 4.0 : 3.0;
     const double t_elem =
         elementwise_bytes_per_token(p, job) * elem_passes * tokens_mb / split / bw;
-    const double t_weights = p->linear_params_total / split * w_bytes * passes / bw;
+    const double t_weights = linear_local(c) * w_bytes * passes / bw;
     s->compute_mb = max2(t_flops + t_eager + t_elem, t_weights);
     s->weight_bound = t_weights > t_flops + t_eager + t_elem;
     /* QLoRA: every pass dequantises the NF4 weights to bf16 (read q bits, write 2 B). */
@@ -624,10 +752,15 @@ static void train_compute(const struct ctx *c, const struct flops *f, struct ste
 /*
  * Data-parallel communication of `sharding` (never none with dp > 1, see
  * train_eval), over NVLink/PCIe inside a node and the network across nodes.
+ * The group is every rank that holds the same weights: dp = GPUs / (tp x pp),
+ * context-parallel ranks included (Megatron reduces over dp x cp, torchtitan's
+ * FSDP mesh is dp_shard x cp); routed experts reduce over dp / ep ranks
+ * (trained.comm weights them by that group's ring factor).
  */
 static void dp_comm(const struct ctx *c,
                     enum gpuplan_sharding sharding,
                     const struct trained *tr,
+                    double fwd_mb,
                     double bwd_mb,
                     struct step_parts *s)
 {
@@ -644,20 +777,37 @@ static void dp_comm(const struct ctx *c,
     const double dpf = c->dp > 1 ? (double)(c->dp - 1) / c->dp : 0.0;
     const double g_bytes = grad_bytes_per_param(job, sharding);
     switch (sharding) {
-    case GPUPLAN_SHARDING_DDP:
-    case GPUPLAN_SHARDING_ZERO1: {
-        /* Ring all-reduce (or RS + AG): 2 (n-1)/n of the gradient bytes, once per step,
-         * bucketed and overlapped with the last micro-batch's backward. */
-        const double t = 2.0 * dpf * tr->local * g_bytes / dp_bw;
+    case GPUPLAN_SHARDING_DDP: {
+        /* Ring all-reduce: 2 (n-1)/n of the gradient bytes, once per step, bucketed and
+         * overlapped with the last micro-batch's backward. */
+        const double t = 2.0 * dpf * tr->comm * g_bytes / dp_bw;
         s->comm_step_total = t;
         s->comm_step_exposed = max2(t - bwd_mb, t / layers);
         break;
     }
+    case GPUPLAN_SHARDING_ZERO1: {
+        /*
+         * Distributed optimizer: reduce-scatter of the gradients, bucketed and
+         * overlapped with the last micro-batch's backward, then all-gather of
+         * the updated 16-bit weights. Megatron-Core (--overlap-param-gather,
+         * which its recipes and NeMo's MegatronStrategy DDP config turn on)
+         * overlaps that all-gather with the next step's first forward, one
+         * bucket exposed; DeepSpeed ZeRO-1 gathers after the step, exposed.
+         */
+        const double rs = dpf * tr->comm * g_bytes / dp_bw;
+        const double ag = dpf * tr->comm * w_bytes / dp_bw;
+        s->comm_step_total = rs + ag;
+        s->comm_step_exposed = max2(rs - bwd_mb, rs / layers) +
+                               (job->stack == GPUPLAN_FRAMEWORK_MEGATRON
+                                    ? max2(ag - fwd_mb, ag / layers)
+                                    : ag);
+        break;
+    }
     case GPUPLAN_SHARDING_ZERO2: {
-        const double rs = dpf * tr->local * g_bytes / dp_bw;
+        const double rs = dpf * tr->comm * g_bytes / dp_bw;
         s->comm_mb_total = rs;
         s->comm_mb_exposed = max2(rs - bwd_mb, rs / layers);
-        const double ag = dpf * tr->local * w_bytes / dp_bw;
+        const double ag = dpf * tr->comm * w_bytes / dp_bw;
         s->comm_step_total = ag;
         s->comm_step_exposed = ag;
         break;
@@ -672,15 +822,15 @@ static void dp_comm(const struct ctx *c,
         const double group = hybrid ? min2(c->dp, dp_in_node) : c->dp;
         const double gf = group > 1 ? (group - 1) / group : 0.0;
         const double gbw = hybrid ? intra : dp_bw;
-        const double gather = 2.0 * gf * p->linear_params_total / split * w_bytes;
-        const double scatter = gf * tr->local * g_bytes;
+        const double gather = 2.0 * gf * tr->gathered / split * w_bytes;
+        const double scatter = gf * tr->comm * g_bytes;
         const double t = (gather + scatter) / gbw;
         s->comm_mb_total = t;
         s->comm_mb_exposed = max2(t - s->compute_mb, t / layers);
         if (hybrid && c->dp > group) {
             const double replicas = (double)c->dp / group;
             const double ar =
-                2.0 * (replicas - 1) / replicas * tr->local / group * g_bytes / min2(intra, inter);
+                2.0 * (replicas - 1) / replicas * tr->comm / group * g_bytes / min2(intra, inter);
             s->comm_step_total = ar;
             s->comm_step_exposed = max2(ar - bwd_mb, ar / layers);
         }
@@ -694,17 +844,73 @@ static void dp_comm(const struct ctx *c,
 }
 
 /*
+ * MoE token dispatch and combine (expert parallelism, ep > 1): per MoE layer
+ * and micro-batch each rank sends its tokens' hidden states to the ranks of
+ * their top-k experts and gets the outputs back, an all-to-all each way,
+ * (ep - 1) / ep of tokens_rank / tp x top-k x hidden x 2 B (sequence parallel:
+ * each TP rank dispatches its 1/tp of the tokens; Megatron-Core
+ * MoEAlltoAllTokenDispatcher, DeepEP alike). Forward, backward (the same two
+ * transposed) and a full recompute's forward; not overlapped (Megatron's
+ * default; its --overlap-moe-expert-parallel-comm is not modelled). The EP
+ * group's ranks are consecutive (expert rank order etp-ep-edp-pp, etp 1): up
+ * to GPUs-per-node of them share a server and NVLink, the rest cross the NIC,
+ * each part at its own link; the slowest rank's load (expert_load_of) sets
+ * the time.
+ */
+static double ep_all_to_all(const struct ctx *c, double intra, double inter)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    if (c->ep <= 1 || p->n_moe_layers == 0 || p->n_experts_per_token == 0)
+        return 0.0;
+    const double ep = (double)c->ep;
+    const double bytes = tokens_per_rank(c) / c->tp * (double)p->n_experts_per_token *
+                         (double)p->hidden_size * ACT_BYTES * (ep - 1.0) / ep;
+    const double passes = 2.0 + (c->job->grad_ckpt == GPUPLAN_CKPT_FULL ? 1.0 : 0.0);
+    const double n_a2a = 2.0 * passes * (double)p->n_moe_layers / c->pp;
+    const double in_node = min2(ep, (double)c->per_node);
+    const double off_node = ep > in_node ? (ep - in_node) / (ep - 1.0) : 0.0;
+    const double one = max2(bytes * (1.0 - off_node) / intra, bytes * off_node / inter);
+    return n_a2a * one * expert_load_of(c).imbalance;
+}
+
+/*
+ * Ring attention (context parallelism, cp > 1; Megatron-Core / Transformer
+ * Engine's p2p ring, torchtitan's context_parallel ring): each rank holds
+ * seq / cp tokens (load-balanced causal chunks) and, per layer, receives the
+ * K/V chunk of every other rank in cp - 1 steps: (cp - 1) x tokens_rank x
+ * (K + V width) / tp x 2 B. Backward passes K/V and their gradients (2x), a
+ * full recompute passes them once more. Each step's transfer runs while the
+ * current chunk's attention is computed, so only the excess over the
+ * attention kernels' time is exposed. The ranks are tp apart: one server
+ * while tp x cp <= GPUs per node, else the NIC.
+ */
+static void cp_ring(const struct ctx *c, double intra, double inter, struct step_parts *s)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    if (c->cp <= 1)
+        return;
+    const double layers = max2(p->n_layers, 1);
+    const double chunk = tokens_per_rank(c) * p->kv_elems_per_token / layers * ACT_BYTES / c->tp;
+    const double passes = 3.0 + (c->job->grad_ckpt == GPUPLAN_CKPT_FULL ? 1.0 : 0.0);
+    const double bw = (double)c->tp * c->cp <= c->per_node ? intra : min2(intra, inter);
+    s->cp_ring_mb_total = (c->cp - 1.0) * chunk * passes * layers / c->pp / bw;
+    s->cp_ring_mb_exposed = max2(s->cp_ring_mb_total - s->attention_mb, 0.0);
+}
+
+/*
  * Model-parallel communication per micro-batch. Tensor parallel: 2
  * all-reduces of the activations per layer forward, 2 backward, 2 more with
  * full recompute (Megatron-LM, Shoeybi et al. 2019, fig. 4); not
  * overlapped. Pipeline: activations forward and gradients back across each
- * stage boundary.
+ * stage boundary, vpp times with an interleaved schedule (each rank's vpp
+ * model chunks are separate stages). Expert all-to-all and the context
+ * ring: above.
  */
 static void mp_comm(const struct ctx *c, struct step_parts *s)
 {
     const struct gpuplan_throughput_profile *p = c->p;
     const struct gpuplan_job *job = c->job;
-    const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
+    const double tokens_mb = tokens_per_rank(c);
     const double layers = max2(p->n_layers, 1);
     const double intra = intra_node_gb_per_s(c->sys->gpu, c->per_node) * GPUPLAN_BYTES_PER_GB;
     const double inter = inter_node_gb_per_s(c->sys, c->per_node) * GPUPLAN_BYTES_PER_GB;
@@ -716,8 +922,10 @@ static void mp_comm(const struct ctx *c, struct step_parts *s)
     }
     if (c->pp > 1) {
         const double pp_bw = c->per_node >= c->tp * c->pp ? intra : min2(intra, inter);
-        s->pp_p2p_mb = 2.0 * tokens_mb * (double)p->hidden_size * ACT_BYTES / pp_bw;
+        s->pp_p2p_mb = 2.0 * c->vpp * tokens_mb * (double)p->hidden_size * ACT_BYTES / pp_bw;
     }
+    s->ep_a2a_mb = ep_all_to_all(c, intra, inter);
+    cp_ring(c, intra, inter, s);
 }
 
 /*
@@ -782,11 +990,14 @@ static enum gpuplan_bottleneck bottleneck_of(const struct gpuplan_throughput *t,
 /*
  * The step from its parts. Pipeline bubble: (pp - 1) micro-batch slots per
  * step (GPipe / 1F1B: bubble fraction (p - 1) / m, Narayanan et al. 2021
- * sec. 2.2). Megatron's mapping: a pipeline micro-batch is --micro-batch
- * sequences and m = --grad-accum micro-batches per step (num-microbatches =
- * GBS / (mbs * dp)); torchtitan's local batch split into n micro-batches is
- * micro_batch = local / n, grad_accum = n. Interleaved schedules (virtual
- * stages) are not modelled.
+ * sec. 2.2), divided by vpp under the interleaved schedule (each rank's vpp
+ * model chunks: bubble (p - 1) / (v m), the same paper sec. 2.2.2; its p2p
+ * traffic grows vpp-fold, mp_comm). Megatron's mapping: a pipeline
+ * micro-batch is --micro-batch sequences and m = --grad-accum micro-batches
+ * per step (num-microbatches = GBS / (mbs * dp)); torchtitan's local batch
+ * split into n micro-batches is micro_batch = local / n, grad_accum = n. A
+ * step trains micro_batch x grad_accum sequences per data-parallel replica;
+ * the replicas are dp / cp (the context-parallel ranks share sequences).
  */
 static void step_totals(const struct ctx *c,
                         const struct flops *f,
@@ -796,18 +1007,22 @@ static void step_totals(const struct ctx *c,
     const struct gpuplan_job *job = c->job;
     const double ga = (double)job->grad_accum;
     const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
-    const double mb_time = s->compute_mb + s->dequant_mb + s->comm_mb_exposed + s->tp_mb +
-                           s->pp_p2p_mb + s->offload_mb;
-    s->bubble = c->pp > 1 ? (c->pp - 1) * (s->compute_mb + s->tp_mb) : 0.0;
+    const double mp_mb = s->tp_mb + s->pp_p2p_mb + s->ep_a2a_mb + s->cp_ring_mb_exposed;
+    const double mb_time =
+        s->compute_mb + s->dequant_mb + s->comm_mb_exposed + mp_mb + s->offload_mb;
+    s->bubble = c->pp > 1 ? (c->pp - 1.0) / c->vpp *
+                                (s->compute_mb + s->tp_mb + s->ep_a2a_mb + s->cp_ring_mb_exposed)
+                          : 0.0;
     out->compute_s = ga * s->compute_mb;
     out->memory_s = ga * s->dequant_mb + s->optimizer_s;
-    out->comm_total_s = ga * (s->comm_mb_total + s->tp_mb + s->pp_p2p_mb) + s->comm_step_total;
-    out->comm_s =
-        ga * (s->comm_mb_exposed + s->tp_mb + s->pp_p2p_mb) + s->comm_step_exposed + s->bubble;
+    out->comm_total_s = ga * (s->comm_mb_total + s->tp_mb + s->pp_p2p_mb + s->ep_a2a_mb +
+                              s->cp_ring_mb_total) +
+                        s->comm_step_total;
+    out->comm_s = ga * (s->comm_mb_exposed + mp_mb) + s->comm_step_exposed + s->bubble;
     out->offload_s = ga * s->offload_mb + s->offload_step;
     out->step_time_s =
         ga * mb_time + s->bubble + s->comm_step_exposed + s->optimizer_s + s->offload_step;
-    out->tokens_per_step = tokens_mb * ga * c->dp;
+    out->tokens_per_step = tokens_mb * ga * c->dp / c->cp;
     out->tokens_per_s = out->step_time_s > 0 ? out->tokens_per_step / out->step_time_s : 0.0;
     out->tokens_per_s_per_gpu = out->tokens_per_s / c->n_gpus;
     out->mfu = out->peak_tflops > 0 ? f->model * out->tokens_per_s_per_gpu /
@@ -824,6 +1039,52 @@ static void train_time(const struct gpuplan_job *job, struct gpuplan_throughput 
         out->train_tokens = (double)epoch_tokens * (job->epochs > 0 ? job->epochs : 1.0);
         out->train_hours = out->train_tokens / out->tokens_per_s / GPUPLAN_S_PER_HOUR;
     }
+}
+
+/*
+ * The trained parameters of one GPU. Full training with expert parallelism:
+ * the dense weights split over tp x pp as before, the routed experts over tp
+ * x pp x ep; a sharded optimizer divides the dense part over the dp ranks and
+ * the experts over their dp / ep expert-data-parallel ranks (Megatron-Core's
+ * distributed optimizer shards expert states over the expert DP group), so
+ * with ZeRO-1+ the experts' optimizer shard per GPU is what it was without
+ * EP. PEFT adapters stay in the TP x PP share (adapters on experts are not
+ * split further).
+ */
+static struct trained trained_of(const struct ctx *c, enum gpuplan_sharding sharding)
+{
+    const struct gpuplan_throughput_profile *p = c->p;
+    const struct gpuplan_job *job = c->job;
+    const double split = (double)c->tp * c->pp;
+    const bool sharded = is_sharded_optimizer(sharding);
+    struct trained tr;
+    if (is_peft(job)) {
+        tr.local = adapter_params(p, job, false) / split;
+        tr.shard = sharded ? tr.local / c->dp : tr.local;
+        tr.comm = tr.local;
+        tr.gathered = p->linear_params_total;
+        return tr;
+    }
+    if (c->ep <= 1) {
+        tr.local = p->n_params_total / split;
+        tr.shard = sharded ? tr.local / c->dp : tr.local;
+        tr.comm = tr.local;
+        tr.gathered = p->linear_params_total;
+        return tr;
+    }
+    /* expert data parallel: the ranks of a stage holding the same experts */
+    const double expert = experts_local(c);
+    const double dense = (p->n_params_total - p->expert_params_total) / split;
+    const double edp = max2((double)c->tp * c->dp / c->ep, 1.0);
+    const double dpf = c->dp > 1 ? (c->dp - 1.0) / c->dp : 0.0;
+    const double edpf = (edp - 1.0) / edp;
+    const double expert_ring = dpf > 0 ? edpf / dpf : 0.0;
+    tr.local = dense + expert;
+    tr.shard = sharded ? dense / c->dp + expert / edp : tr.local;
+    tr.comm = dense + expert * expert_ring;
+    /* what the gather moves, in the tp x pp units dp_comm divides by */
+    tr.gathered = p->linear_params_total - p->expert_params_total + expert * split * expert_ring;
+    return tr;
 }
 
 static void train_eval(struct ctx *c, struct gpuplan_throughput *out)
@@ -848,15 +1109,13 @@ static void train_eval(struct ctx *c, struct gpuplan_throughput *out)
     memset(&s, 0, sizeof s);
     train_compute(c, &f, &s);
     /* trained parameters and the optimizer step */
-    struct trained tr;
-    const double trainable = is_peft(job) ? adapter_params(p, job, false) : p->n_params_total;
-    tr.local = trainable / ((double)c->tp * c->pp);
-    tr.shard = is_sharded_optimizer(sharding) ? tr.local / c->dp : tr.local;
+    const struct trained tr = trained_of(c, sharding);
     s.optimizer_s = job->offload != GPUPLAN_OFFLOAD_NONE
                         ? 0.0
                         : tr.shard * optimizer_bytes_per_param(job) / c->mem_bw_bytes_per_s;
+    const double fwd_mb = s.compute_mb * f.forward / max2(f.total, 1.0);
     const double bwd_mb = s.compute_mb * f.backward / max2(f.total, 1.0);
-    dp_comm(c, sharding, &tr, bwd_mb, &s);
+    dp_comm(c, sharding, &tr, fwd_mb, bwd_mb, &s);
     mp_comm(c, &s);
     train_offload(c, sharding, &tr, &s);
     step_totals(c, &f, &s, out);
@@ -875,12 +1134,6 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
     if (!gpu)
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                  "no GPU given; time and throughput need one");
-    if (job->cp > 1) /* refused, not guessed: the memory model takes --cp, the time model not */
-        return gpuplan_error_set(err, GPUPLAN_ERR_UNSUPPORTED, NULL,
-                                 "context parallelism (--cp %u) is not in the time model: the ring "
-                                 "exchange of K/V per layer and the split of the attention work "
-                                 "are not modelled",
-                                 job->cp);
     const uint32_t per_node = job->gpus_per_node ? job->gpus_per_node : 1;
     const uint32_t nodes = job->nodes ? job->nodes : 1;
     const uint32_t tp = job->tp ? job->tp : 1;
@@ -898,6 +1151,22 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
                                 "(gpuplan_serving_steady_state, serving.h)");
         return GPUPLAN_ERR_USAGE;
     }
+    const uint32_t cp = job->cp ? job->cp : 1, ep = job->ep ? job->ep : 1;
+    const uint32_t vpp = job->vpp ? job->vpp : 1;
+    const uint64_t dp = n_gpus / split;
+    if (dp % cp != 0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                 "'--cp' is %u; must divide the %llu data-parallel ranks (GPUs / "
+                                 "(tp x pp))",
+                                 cp, (unsigned long long)dp);
+    if (ep > 1 && (profile->n_experts % ep != 0 || (n_gpus / pp) % ep != 0))
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                 "'--ep' is %u; must divide the %u routed experts and the %llu "
+                                 "GPUs of a pipeline stage (GPUs / pp)",
+                                 ep, profile->n_experts, (unsigned long long)(n_gpus / pp));
+    if (vpp > 1 && pp < 2)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                 "'--vpp' is %u; an interleaved schedule needs '--pp' >= 2", vpp);
     if (job->seq_len == 0 || job->micro_batch == 0 || job->grad_accum == 0)
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                  "'seq-len', 'micro-batch' and 'grad-accum' must be >= 1");
@@ -917,7 +1186,10 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
         .per_node = per_node,
         .tp = tp,
         .pp = pp,
-        .dp = (uint32_t)(n_gpus / split),
+        .dp = (uint32_t)dp,
+        .cp = cp,
+        .ep = ep,
+        .vpp = vpp,
         .mem_bw_bytes_per_s =
             gpu->memory_bandwidth_gb_per_s * GPUPLAN_BYTES_PER_GB * MEM_BW_EFFICIENCY,
     };
@@ -925,7 +1197,7 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
     out->tp = tp;
     out->pp = pp;
     out->peak_tflops = peak;
-    const double tokens_mb = (double)job->micro_batch * (double)job->seq_len;
+    const double tokens_mb = (double)job->micro_batch * (double)job->seq_len / cp;
     out->efficiency = system->efficiency_override > 0
                           ? min2(system->efficiency_override, 1.0)
                           : gpuplan_throughput_efficiency(gpu, job->precision, tokens_mb,
