@@ -49,6 +49,7 @@ struct gpuplan_memory_profile {
     uint64_t block_params;    /* params inside the decoder/encoder blocks */
     uint64_t embed_params;    /* token + position embeddings */
     uint64_t head_params;     /* lm_head (0 when tied) */
+    uint64_t expert_params;   /* routed experts' weights, all experts (--ep shards them) */
     uint64_t largest_layer_params;  /* largest FSDP unit: one block, or the embedding/head root */
     uint64_t largest_block_params;  /* largest single block (FSDP's per-block unit) */
     uint64_t largest_tensor_params; /* largest single tensor (grads under optimizer-in-backward) */

@@ -140,12 +140,12 @@ struct gpuplan_job {
     bool precision_set, attention_set, chunked_ce_set, compile_set, act_offload_set;
     bool moe_experts_set;
     enum gpuplan_moe_experts moe_experts; /* default loop (or the stack's) */
-    enum gpuplan_grad_ckpt grad_ckpt; /* default none (full for qlora) */
-    bool grad_ckpt_set;               /* the user chose grad_ckpt explicitly */
-    enum gpuplan_attention attention; /* default sdpa */
-    uint64_t seq_len;                 /* tokens per sequence, default 2048 */
-    uint64_t micro_batch;             /* sequences per GPU per step, default 1 */
-    uint64_t grad_accum;              /* micro-batches per optimizer step, default 1 */
+    enum gpuplan_grad_ckpt grad_ckpt;     /* default none (full for qlora) */
+    bool grad_ckpt_set;                   /* the user chose grad_ckpt explicitly */
+    enum gpuplan_attention attention;     /* default sdpa */
+    uint64_t seq_len;                     /* tokens per sequence, default 2048 */
+    uint64_t micro_batch;                 /* sequences per GPU per step, default 1 */
+    uint64_t grad_accum;                  /* micro-batches per optimizer step, default 1 */
     bool optim_in_bwd; /* optimizer step fused into backward (grads freed per param) */
     bool act_offload;  /* activation offload to host (torchtune), default no */
     bool chunked_ce;   /* chunked cross-entropy (logits upcast per chunk), default no */
@@ -190,8 +190,8 @@ struct gpuplan_job {
     enum gpuplan_offload offload; /* default none */
     uint32_t tp;                  /* tensor parallel degree, default 1 (serving: GPUs per node) */
     uint32_t pp;                  /* pipeline parallel degree, default 1 (serving: nodes) */
-    uint32_t cp; /* context parallel degree (training): each sequence split over cp ranks of the
-                    data-parallel group, default 1 */
+    uint32_t cp;  /* context parallel degree (training): each sequence split over cp ranks of the
+                     data-parallel group, default 1 */
     uint32_t vpp; /* virtual pipeline stages per pipeline rank (Megatron interleaved 1F1B),
                      default 1 */
     uint32_t gpus_per_node; /* from --gpu ID:N, default 1 */
@@ -214,10 +214,10 @@ struct gpuplan_job {
     bool enforce_eager;               /* no CUDA graphs */
     uint32_t ep; /* expert-parallel degree for routed experts, 1 = off (training: EP ranks are
                     carved out of the data-parallel group, Megatron-Core's expert layout) */
-    bool tp_set, pp_set;              /* --tp / --pp given (serving defaults: the GPUs given) */
-    uint64_t input_tokens;            /* prompt tokens per request, default 1024 */
-    uint64_t output_tokens;           /* generated tokens per request, default 128 */
-    uint64_t concurrency;             /* requests in flight, all replicas, default 1 */
+    bool tp_set, pp_set;    /* --tp / --pp given (serving defaults: the GPUs given) */
+    uint64_t input_tokens;  /* prompt tokens per request, default 1024 */
+    uint64_t output_tokens; /* generated tokens per request, default 128 */
+    uint64_t concurrency;   /* requests in flight, all replicas, default 1 */
     /* time and cost */
     uint64_t tokens;         /* training tokens per epoch, 0 = not given */
     uint64_t dataset_tokens; /* tokens in the dataset (= one epoch), 0 = not given; exclusive

@@ -382,6 +382,48 @@ static void test_varlen_reserved_band(void **state)
  * are those of seq S/N (plus the ring's K/V buffers), the model states are
  * unchanged; --cp must divide the data-parallel ranks; the time model refuses it.
  */
+/* Expert parallelism: whole experts over ep ranks; a distributed optimizer already shards them. */
+static void test_expert_parallel(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "qwen3-30b-a3b");
+    struct gpuplan_memory_profile p;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_memory_profile_build(&p, &m, 0, 8, &err), GPUPLAN_OK);
+    assert_true(p.expert_params > p.n_params / 2);
+    const double e = (double)p.expert_params / (double)p.n_params;
+    struct gpuplan_job job;
+    struct gpuplan_memory_estimate one, two, z1, z1ep;
+    job_of(&job, "gpu=h100-sxm:8 sharding=ddp");
+    eval(&m, &job, NULL, &one);
+    job_of(&job, "gpu=h100-sxm:8 sharding=ddp ep=2");
+    eval(&m, &job, NULL, &two);
+    /* ep 2 halves the experts' optimizer states, gradients and weights per GPU */
+    const double keep = 1.0 - e + e / 2.0;
+    assert_true(fabs((double)two.per_gpu.optimizer_bytes -
+                     keep * (double)one.per_gpu.optimizer_bytes) < 1e3);
+    assert_true(fabs((double)two.per_gpu.weights_bytes - keep * (double)one.per_gpu.weights_bytes) <
+                1e3);
+    /* ZeRO-1: the experts' states shard over tp x dp / ep expert-data-parallel ranks, the same
+     * per GPU as over dp without EP */
+    job_of(&job, "gpu=h100-sxm:8 sharding=zero1");
+    eval(&m, &job, NULL, &z1);
+    job_of(&job, "gpu=h100-sxm:8 sharding=zero1 ep=8");
+    eval(&m, &job, NULL, &z1ep);
+    assert_int_equal(z1ep.per_gpu.optimizer_bytes, z1.per_gpu.optimizer_bytes);
+    assert_true(z1ep.per_gpu.weights_bytes < z1.per_gpu.weights_bytes);
+    /* --ep must divide the experts (128) and the GPUs of a stage */
+    struct gpuplan_memory_report *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    job_of(&job, "gpu=h100-sxm:8 ep=3");
+    assert_int_equal(gpuplan_estimate_memory(&m, &job, NULL, r, &err), GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.message, "'--ep' is 3"));
+    free(r);
+    gpuplan_model_release(&m);
+}
+
 static void test_context_parallel(void **state)
 {
     (void)state;
@@ -414,6 +456,7 @@ static void test_context_parallel(void **state)
     snprintf(gpu.id, sizeof gpu.id, "%s", "test");
     gpu.memory_bytes = 80ULL * GPUPLAN_BYTES_PER_GIB;
     gpu.bf16_tflops = 989.0;
+    gpu.has_bf16 = true;
     gpu.memory_bandwidth_gb_per_s = 3350.0;
     struct gpuplan_throughput t;
     gpuplan_error_init(&err);
@@ -1028,6 +1071,7 @@ int main(void)
         cmocka_unit_test(test_load_moment_deepspeed_zero3),
         cmocka_unit_test(test_varlen_reserved_band),
         cmocka_unit_test(test_context_parallel),
+        cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_orderings),
         cmocka_unit_test(test_fit_and_suggestions),

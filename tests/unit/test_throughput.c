@@ -393,6 +393,182 @@ static void test_efficiency_grows_with_size(void **state)
     assert_true(fp8 < big);
 }
 
+/* A small-expert MoE (64 experts, top-2, expert width 1408: DeepSeek-MoE-16B-like shapes). */
+static const struct dims small_moe = { 2048, 1408, 32000, 16, 16, 24, 64, 2 };
+
+static double
+eval_tps(struct fixture *f, const struct gpuplan_job *job, struct gpuplan_throughput *t)
+{
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_throughput_eval(&f->profile, job, &f->sys, t, &err), GPUPLAN_OK);
+    return t->tokens_per_s_per_gpu;
+}
+
+/* Few tokens per expert: the per-expert loop pays launch overhead per expert; grouped does not. */
+static void test_grouped_gemm_beats_loop(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &small_moe);
+    struct gpuplan_job job;
+    job_default(&job, 1);
+    job.seq_len = 512;
+    job.micro_batch = 1;
+    struct gpuplan_throughput loop, grouped;
+    job.moe_experts = GPUPLAN_MOE_EXPERTS_LOOP;
+    const double t_loop = eval_tps(&f, &job, &loop);
+    job.moe_experts = GPUPLAN_MOE_EXPERTS_GROUPED;
+    const double t_grouped = eval_tps(&f, &job, &grouped);
+    assert_true(t_grouped > 1.5 * t_loop);
+    /* the loop's extra time is its launches: 24 layers x 64 experts hit (512 x 2 pairs over 64
+     * experts leave ~0 unhit) x 8 ops x 3 passes x 10 us = 0.369 s at most */
+    const double extra = loop.step_time_s - grouped.step_time_s;
+    assert_true(extra > 0.9 * 24 * 64 * 8 * 3 * 10e-6 && extra <= 24 * 64 * 8 * 3 * 10e-6 + 1e-9);
+    /* many tokens per expert: the launches matter less */
+    job.seq_len = 8192;
+    job.micro_batch = 4;
+    job.moe_experts = GPUPLAN_MOE_EXPERTS_LOOP;
+    const double big_loop = eval_tps(&f, &job, &loop);
+    job.moe_experts = GPUPLAN_MOE_EXPERTS_GROUPED;
+    const double big_grouped = eval_tps(&f, &job, &grouped);
+    assert_true(big_grouped / big_loop < t_grouped / t_loop);
+    gpuplan_model_release(&f.model);
+}
+
+/* Expert parallelism: all-to-all inside a server is cheaper than across servers. */
+static void test_ep_all_to_all(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &small_moe);
+    struct gpuplan_job job;
+    job_default(&job, 8);
+    job.nodes = 2;
+    job.sharding = GPUPLAN_SHARDING_ZERO1;
+    job.moe_experts = GPUPLAN_MOE_EXPERTS_GROUPED;
+    job.grad_accum = 64; /* the per-micro-batch all-to-all outweighs the once-a-step reduce */
+    struct gpuplan_throughput none, in_node, across;
+    eval_tps(&f, &job, &none);
+    job.ep = 8;
+    eval_tps(&f, &job, &in_node);
+    job.ep = 16;
+    eval_tps(&f, &job, &across);
+    assert_true(in_node.comm_total_s > 0);
+    assert_true(across.comm_total_s > in_node.comm_total_s);
+    /* the experts' weight reads shrink with ep: a GPU holds 1/ep of them */
+    assert_true(in_node.compute_s <= none.compute_s * (1 + 1e-9));
+    /* ep must divide the experts and the GPUs of a stage */
+    job.ep = 3;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &across, &err),
+                     GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.message, "'--ep' is 3"));
+    gpuplan_model_release(&f.model);
+}
+
+/* DDP's all-reduce overlaps backward: a long backward hides all but one layer's share. */
+static void test_dp_reduce_hidden_by_backward(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    struct gpuplan_job job;
+    job_default(&job, 8);
+    job.sharding = GPUPLAN_SHARDING_DDP;
+    job.micro_batch = 8;
+    struct gpuplan_throughput t;
+    eval_tps(&f, &job, &t);
+    assert_true(rel(t.comm_s, t.comm_total_s / 32.0) < 1e-9);
+    /* a short backward leaves the rest exposed */
+    job.micro_batch = 1;
+    job.seq_len = 128;
+    eval_tps(&f, &job, &t);
+    assert_true(t.comm_s > t.comm_total_s / 32.0 * 1.5);
+    /* Megatron's distributed optimizer overlaps the parameter all-gather with forward;
+     * DeepSpeed's ZeRO-1 gathers after the step */
+    job.micro_batch = 8;
+    job.seq_len = 4096;
+    job.sharding = GPUPLAN_SHARDING_ZERO1;
+    struct gpuplan_throughput ds, mega;
+    job.stack = GPUPLAN_FRAMEWORK_DEEPSPEED;
+    eval_tps(&f, &job, &ds);
+    job.stack = GPUPLAN_FRAMEWORK_MEGATRON;
+    eval_tps(&f, &job, &mega);
+    assert_true(rel(ds.comm_total_s, mega.comm_total_s) < 1e-12);
+    assert_true(mega.comm_s < 0.5 * ds.comm_s);
+    gpuplan_model_release(&f.model);
+}
+
+/* Context parallelism: the sequence split over cp ranks, K/V passed round the ring. */
+static void test_cp_ring(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    struct gpuplan_job job;
+    job_default(&job, 2);
+    job.sharding = GPUPLAN_SHARDING_DDP;
+    job.micro_batch = 2;
+    struct gpuplan_throughput one, two;
+    eval_tps(&f, &job, &one);
+    job.cp = 2;
+    eval_tps(&f, &job, &two);
+    /* one replica: a step trains micro_batch x grad_accum sequences */
+    assert_true(two.tokens_per_step == 4096.0 * 2);
+    assert_true(one.tokens_per_step == 4096.0 * 2 * 2);
+    /* ring: (cp - 1) x 4096 local tokens x 8192 K/V elements x 2 B x 3 passes x 32 layers over
+     * NVLink 900 / 2 x 0.8 GB/s */
+    const double ring = 1.0 * 4096 * 8192 * 2 * 3 * 32 / (360.0 * GPUPLAN_BYTES_PER_GB);
+    assert_true(rel(two.comm_total_s - one.comm_total_s, ring) < 1e-9);
+    /* long sequences: the attention kernels outlast the ring, which hides behind them */
+    job.seq_len = 65536;
+    job.micro_batch = 1;
+    job.cp = 1;
+    eval_tps(&f, &job, &one);
+    job.cp = 2;
+    eval_tps(&f, &job, &two);
+    assert_true(two.comm_total_s > one.comm_total_s);
+    assert_true(rel(two.comm_s, one.comm_s) < 1e-9);
+    /* cp must divide the data-parallel ranks */
+    job.cp = 3;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &two, &err),
+                     GPUPLAN_ERR_USAGE);
+    gpuplan_model_release(&f.model);
+}
+
+/* Interleaved 1F1B: vpp virtual stages divide the bubble by vpp. */
+static void test_vpp_shrinks_bubble(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, &llama2_7b);
+    struct gpuplan_job job;
+    job_default(&job, 4);
+    job.pp = 4;
+    job.micro_batch = 1;
+    job.grad_accum = 8;
+    struct gpuplan_throughput v1, v2;
+    eval_tps(&f, &job, &v1);
+    job.vpp = 2;
+    eval_tps(&f, &job, &v2);
+    assert_true(v2.step_time_s < v1.step_time_s);
+    /* bubble 3 micro-batch slots -> 1.5, p2p 2x: the step shrinks by 1.5 slots less 8 p2p */
+    const double slot = v1.compute_s / 8.0;
+    const double p2p = 2.0 * 4096 * 4096 * 2 / (360.0 * GPUPLAN_BYTES_PER_GB);
+    assert_true(rel(v1.step_time_s - v2.step_time_s, 1.5 * slot - 8 * p2p) < 1e-9);
+    job.pp = 1;
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_throughput_eval(&f.profile, &job, &f.sys, &v2, &err),
+                     GPUPLAN_ERR_USAGE);
+    assert_non_null(strstr(err.message, "'--vpp'"));
+    gpuplan_model_release(&f.model);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +582,11 @@ int main(void)
         cmocka_unit_test(test_moe_uses_active_params),
         cmocka_unit_test(test_bad_layouts_are_errors),
         cmocka_unit_test(test_efficiency_grows_with_size),
+        cmocka_unit_test(test_grouped_gemm_beats_loop),
+        cmocka_unit_test(test_ep_all_to_all),
+        cmocka_unit_test(test_dp_reduce_hidden_by_backward),
+        cmocka_unit_test(test_cp_ring),
+        cmocka_unit_test(test_vpp_shrinks_bubble),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -985,7 +985,8 @@ static const struct stack_profile stack_profiles[GPUPLAN_FRAMEWORK_COUNT] = {
      * recipes' configs (dtype: bf16: pure bf16 weights, grads and AdamW states); configs' loss
      * torchtune.modules.loss.LinearCrossEntropyLoss / CEWithChunkedOutputLoss (chunked);
      * recipes/full_finetune_*.py: enable_activation_checkpointing False, compile False. */
-    [GPUPLAN_FRAMEWORK_TORCHTUNE] = { GPUPLAN_PRECISION_BF16, KEEP, KEEP, 1, KEEP, KEEP, KEEP, KEEP },
+    [GPUPLAN_FRAMEWORK_TORCHTUNE] = { GPUPLAN_PRECISION_BF16, KEEP, KEEP, 1, KEEP, KEEP, KEEP,
+                                      KEEP },
     /* pytorch/torchtitan (0.2) torchtitan/config/job_config.py: ActivationCheckpoint.mode
      * "selective", parallelism.data_parallel_shard_degree -1 (FSDP2 over every rank),
      * mixed_precision_param bfloat16 with fp32 shards (bf16-mixed under FSDP), compile off;

@@ -227,6 +227,8 @@ enum gpuplan_status gpuplan_memory_profile_build(struct gpuplan_memory_profile *
         const bool is_matrix = g->n_dims >= 2;
         const bool is_linear = gpuplan_role_is_linear(g->role) && is_matrix;
         p->n_params += g->n_params;
+        if (gpuplan_role_is_routed_expert(g->role))
+            p->expert_params += g->n_params;
         if (is_linear)
             p->linear_params += g->n_params;
         else
@@ -615,6 +617,13 @@ struct states {
  *  gradient (gradient_as_bucket_view=False default).
  */
 /* This GPU's TP x PP share of the model states, before sharding and offload. */
+struct share;
+struct shard_factors;
+static void expert_parallel(const struct gpuplan_memory_profile *p,
+                            const struct gpuplan_job *j,
+                            const struct share *w,
+                            const struct shard_factors *f,
+                            struct states *s);
 struct share {
     double params, linear, other; /* parameters: all, the linears, the rest */
     double trainable, small, factored;
@@ -738,6 +747,42 @@ static struct share unsharded(const struct gpuplan_memory_profile *p,
     if (j->optim_in_bwd) /* torchtune optimizer_in_bwd: each grad is freed right after its step */
         w.grads = w.grad_bytes * (double)p->largest_tensor_params;
     return w;
+}
+
+/*
+ * Expert parallelism (--ep, training): Megatron-Core's expert layout with
+ * expert tensor parallel 1 (the MoE recipes' setting, throughput.c
+ * expert_load_of) keeps E / ep whole experts per GPU of a pipeline stage, so
+ * the routed experts' share of each unsharded state is 1 / (pp x ep) instead
+ * of the 1 / (tp x pp) the dense layout gives: scaled by tp / ep. A state
+ * that ZeRO/FSDP shards is divided over the expert-data-parallel ranks (tp x
+ * dp / ep) instead of dp, which cancels that scale: with a distributed
+ * optimizer EP leaves the experts' optimizer shard per GPU as it was. The
+ * expert fraction is that of the whole model (pipeline stages hold equal
+ * shares of blocks). Adapters on experts are not split further.
+ */
+static void expert_parallel(const struct gpuplan_memory_profile *p,
+                            const struct gpuplan_job *j,
+                            const struct share *w,
+                            const struct shard_factors *f,
+                            struct states *s)
+{
+    if (j->ep <= 1 || p->expert_params == 0 || p->n_params == 0)
+        return;
+    const double e = (double)p->expert_params / (double)p->n_params;
+    const double keep = 1.0 - e + e * (double)(j->tp ? j->tp : 1) / (double)j->ep;
+    if (!f->params_sharded)
+        s->weights -= (w->base + s->cast_cache) * (1.0 - keep);
+    if (j->method != GPUPLAN_METHOD_FULL)
+        return;
+    if (f->optim <= 1.0) {
+        s->optim *= keep;
+        if (!f->params_sharded)
+            s->weights -= w->master * (1.0 - keep);
+    }
+    if (f->grads <= 1.0)
+        s->grads *= keep;
+    s->ddp_bucket *= keep;
 }
 
 /*
@@ -938,6 +983,7 @@ static struct states model_states(const struct gpuplan_memory_profile *p,
     s.optim = w.optim / f.optim;
     if (j->sharding == GPUPLAN_SHARDING_DDP)
         s.ddp_bucket = w.grads;
+    expert_parallel(p, j, &w, &f, &s);
     offloaded(p, j, &w, &f, &s);
     if (s.weights < 0.0)
         s.weights = 0.0;
@@ -1608,11 +1654,14 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
         gpuplan_error_hint(err, "pick a --tp that divides the heads, e.g. 2, 4 or 8");
         goto out;
     }
-    /* Expert parallelism is a serving layout here (serving.c); the training model has none. */
-    if (job->ep > 1) {
+    /* Expert parallelism: whole experts over ep ranks of a pipeline stage (expert_parallel). */
+    const uint32_t pp = job->pp ? job->pp : 1;
+    if (job->ep > 1 && (profile->n_experts == 0 || profile->n_experts % job->ep != 0 ||
+                        (n_gpus / pp) % job->ep != 0)) {
         st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
-                               "'--ep' is %u; expert parallelism is modelled for serving only",
-                               job->ep);
+                               "'--ep' is %u; must divide the %u routed experts and the %llu "
+                               "GPUs of a pipeline stage (GPUs / pp)",
+                               job->ep, profile->n_experts, (unsigned long long)(n_gpus / pp));
         gpuplan_error_hint(err, "leave --ep out for training, or use --method infer");
         goto out;
     }

@@ -611,21 +611,21 @@ struct step_parts {
     bool weight_bound;  /* ... bound by reading the weights, not by FLOPs */
     double dequant_mb;  /* QLoRA's dequantisation of one micro-batch */
     double optimizer_s; /* the GPU optimizer step */
-    double comm_mb_total, comm_mb_exposed;     /* data-parallel, per micro-batch */
-    double comm_step_total, comm_step_exposed; /* data-parallel, once per step */
-    double tp_mb, pp_p2p_mb;                   /* tensor and pipeline parallel, per micro-batch */
-    double attention_mb;                       /* the attention kernels' share of compute_mb */
-    double ep_a2a_mb;                          /* MoE dispatch + combine all-to-all, per mb */
+    double comm_mb_total, comm_mb_exposed;       /* data-parallel, per micro-batch */
+    double comm_step_total, comm_step_exposed;   /* data-parallel, once per step */
+    double tp_mb, pp_p2p_mb;                     /* tensor and pipeline parallel, per micro-batch */
+    double attention_mb;                         /* the attention kernels' share of compute_mb */
+    double ep_a2a_mb;                            /* MoE dispatch + combine all-to-all, per mb */
     double cp_ring_mb_total, cp_ring_mb_exposed; /* ring attention's K/V passes, per mb */
-    double offload_mb, offload_step;           /* PCIe to host and the CPU optimizer step */
-    double bubble;                             /* the pipeline's idle slots */
+    double offload_mb, offload_step;             /* PCIe to host and the CPU optimizer step */
+    double bubble;                               /* the pipeline's idle slots */
 };
 
 /* The trained parameters: all of this GPU's TP x PP share, and the optimizer's shard of it. */
 struct trained {
-    double local; /* this GPU's TP x PP (x EP for the experts) share */
-    double shard; /* what its optimizer steps (ZeRO/FSDP: 1/dp of it; experts 1/(dp/ep)) */
-    double comm;  /* local, the experts weighted by their smaller group's ring factor */
+    double local;    /* this GPU's TP x PP (x EP for the experts) share */
+    double shard;    /* what its optimizer steps (ZeRO/FSDP: 1/dp of it; experts 1/(dp/ep)) */
+    double comm;     /* local, the experts weighted by their smaller group's ring factor */
     double gathered; /* matmul weights FSDP gathers per pass, TP x PP share before the split */
 };
 
@@ -653,9 +653,9 @@ static double saturation(double n, double half)
  * tokens when the router is balanced, so the expert FLOPs per GPU are the
  * dense share's, at the efficiency of GEMMs that narrow in the token
  * dimension and min(hidden, expert width) wide in the other (the size factor
- * above). Without EP (ep 1) the experts are split over tp like the dense MLP. Imbalance: the slowest EP rank sets the layer's time; with N =
- * tokens_rank x ep x top-k assignments spread uniformly over ep ranks, the
- * largest of ep binomial loads is about mean x (1 + sqrt(2 ln ep) x
+ * above). Without EP (ep 1) the experts are split over tp like the dense MLP. Imbalance: the
+ * slowest EP rank sets the layer's time; with N = tokens_rank x ep x top-k assignments spread
+ * uniformly over ep ranks, the largest of ep binomial loads is about mean x (1 + sqrt(2 ln ep) x
  * sqrt((ep - 1) / N)) (the Gaussian tail bound on the maximum). A router that
  * learned a skew is not modelled (forced balance and converged aux-loss
  * balance are assumed).
@@ -797,10 +797,9 @@ static void dp_comm(const struct ctx *c,
         const double rs = dpf * tr->comm * g_bytes / dp_bw;
         const double ag = dpf * tr->comm * w_bytes / dp_bw;
         s->comm_step_total = rs + ag;
-        s->comm_step_exposed = max2(rs - bwd_mb, rs / layers) +
-                               (job->stack == GPUPLAN_FRAMEWORK_MEGATRON
-                                    ? max2(ag - fwd_mb, ag / layers)
-                                    : ag);
+        s->comm_step_exposed =
+            max2(rs - bwd_mb, rs / layers) +
+            (job->stack == GPUPLAN_FRAMEWORK_MEGATRON ? max2(ag - fwd_mb, ag / layers) : ag);
         break;
     }
     case GPUPLAN_SHARDING_ZERO2: {
@@ -1015,9 +1014,9 @@ static void step_totals(const struct ctx *c,
                           : 0.0;
     out->compute_s = ga * s->compute_mb;
     out->memory_s = ga * s->dequant_mb + s->optimizer_s;
-    out->comm_total_s = ga * (s->comm_mb_total + s->tp_mb + s->pp_p2p_mb + s->ep_a2a_mb +
-                              s->cp_ring_mb_total) +
-                        s->comm_step_total;
+    out->comm_total_s =
+        ga * (s->comm_mb_total + s->tp_mb + s->pp_p2p_mb + s->ep_a2a_mb + s->cp_ring_mb_total) +
+        s->comm_step_total;
     out->comm_s = ga * (s->comm_mb_exposed + mp_mb) + s->comm_step_exposed + s->bubble;
     out->offload_s = ga * s->offload_mb + s->offload_step;
     out->step_time_s =
@@ -1159,7 +1158,8 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
                                  "'--cp' is %u; must divide the %llu data-parallel ranks (GPUs / "
                                  "(tp x pp))",
                                  cp, (unsigned long long)dp);
-    if (ep > 1 && (profile->n_experts % ep != 0 || (n_gpus / pp) % ep != 0))
+    if (ep > 1 &&
+        (profile->n_experts == 0 || profile->n_experts % ep != 0 || (n_gpus / pp) % ep != 0))
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                  "'--ep' is %u; must divide the %u routed experts and the %llu "
                                  "GPUs of a pipeline stage (GPUs / pp)",
