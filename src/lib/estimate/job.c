@@ -832,8 +832,8 @@ const struct gpuplan_option gpuplan_job_options[] = {
       JOB(ep),
       NO_SET,
       .arg = "N",
-      .help = GPUPLAN_N_("expert-parallel degree for routed experts (1 = off); training: the "
-                         "experts sharded over N ranks of the data-parallel group"),
+      .help = GPUPLAN_N_("expert-parallel degree for routed experts (1 = off); training: whole "
+                         "experts sharded over N GPUs of a pipeline stage"),
       .default_value = "1",
       .count_min = 1,
       .count_max = GPUPLAN_JOB_MAX_DEGREE,
@@ -962,7 +962,9 @@ struct stack_profile {
 static const struct stack_profile stack_profiles[GPUPLAN_FRAMEWORK_COUNT] = {
     /* huggingface/transformers@00349ae87edd (5.x) src/transformers/training_args.py: bf16 = torch
      * AMP over fp32 parameters, gradient_checkpointing False, torch_compile False,
-     * use_liger_kernel False; modeling_utils.py: attn_implementation "sdpa". The job's defaults. */
+     * use_liger_kernel False; modeling_utils.py: attn_implementation "sdpa"; MoE experts: the
+     * "eager" experts implementation (a loop over the experts hit) unless experts_implementation
+     * is passed (docs/source/en/experts_interface.md). The job's defaults. */
     [GPUPLAN_FRAMEWORK_HF_TRAINER] = { KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP },
     /* huggingface/trl@f2cd57710 (1.10.0.dev0) trl/trainer/base_config.py: gradient_checkpointing
      * True; trl/trainer/sft_config.py: loss_type "chunked_nll" (the logits are never upcast
