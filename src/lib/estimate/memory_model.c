@@ -1656,8 +1656,13 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
     }
     /* Expert parallelism: whole experts over ep ranks of a pipeline stage (expert_parallel). */
     const uint32_t pp = job->pp ? job->pp : 1;
-    if (job->ep > 1 && (profile->n_experts == 0 || profile->n_experts % job->ep != 0 ||
-                        (n_gpus / pp) % job->ep != 0)) {
+    if (job->ep > 1 && profile->n_experts == 0) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                               "'--ep' is %u; the model has no routed experts", job->ep);
+        gpuplan_error_hint(err, "leave --ep out for training, or use --method infer");
+        goto out;
+    }
+    if (job->ep > 1 && (profile->n_experts % job->ep != 0 || (n_gpus / pp) % job->ep != 0)) {
         st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                "'--ep' is %u; must divide the %u routed experts and the %llu "
                                "GPUs of a pipeline stage (GPUs / pp)",

@@ -1158,8 +1158,10 @@ enum gpuplan_status gpuplan_throughput_eval(const struct gpuplan_throughput_prof
                                  "'--cp' is %u; must divide the %llu data-parallel ranks (GPUs / "
                                  "(tp x pp))",
                                  cp, (unsigned long long)dp);
-    if (ep > 1 &&
-        (profile->n_experts == 0 || profile->n_experts % ep != 0 || (n_gpus / pp) % ep != 0))
+    if (ep > 1 && profile->n_experts == 0)
+        return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                                 "'--ep' is %u; the model has no routed experts", ep);
+    if (ep > 1 && (profile->n_experts % ep != 0 || (n_gpus / pp) % ep != 0))
         return gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
                                  "'--ep' is %u; must divide the %u routed experts and the %llu "
                                  "GPUs of a pipeline stage (GPUs / pp)",
