@@ -754,8 +754,9 @@ static void train_compute(const struct ctx *c, const struct flops *f, struct ste
  * train_eval), over NVLink/PCIe inside a node and the network across nodes.
  * The group is every rank that holds the same weights: dp = GPUs / (tp x pp),
  * context-parallel ranks included (Megatron reduces over dp x cp, torchtitan's
- * FSDP mesh is dp_shard x cp); routed experts reduce over dp / ep ranks
- * (trained.comm weights them by that group's ring factor).
+ * FSDP mesh is dp_shard x cp); routed experts under EP reduce over their
+ * tp x dp / ep expert-data-parallel ranks (trained.comm weights them by that
+ * group's ring factor; the group is taken to see the data-parallel links).
  */
 static void dp_comm(const struct ctx *c,
                     enum gpuplan_sharding sharding,
@@ -1042,13 +1043,14 @@ static void train_time(const struct gpuplan_job *job, struct gpuplan_throughput 
 
 /*
  * The trained parameters of one GPU. Full training with expert parallelism:
- * the dense weights split over tp x pp as before, the routed experts over tp
- * x pp x ep; a sharded optimizer divides the dense part over the dp ranks and
- * the experts over their dp / ep expert-data-parallel ranks (Megatron-Core's
- * distributed optimizer shards expert states over the expert DP group), so
- * with ZeRO-1+ the experts' optimizer shard per GPU is what it was without
- * EP. PEFT adapters stay in the TP x PP share (adapters on experts are not
- * split further).
+ * the dense weights split over tp x pp as before, the routed experts over pp
+ * x ep (whole experts, expert tensor parallel 1: experts_local); a sharded
+ * optimizer divides the dense part over the dp ranks and the experts over
+ * their tp x dp / ep expert-data-parallel ranks (Megatron-Core's distributed
+ * optimizer shards expert states over the expert DP group), so with ZeRO-1+
+ * the experts' optimizer shard per GPU is what it was without EP. PEFT
+ * adapters stay in the TP x PP share (adapters on experts are not split
+ * further).
  */
 static struct trained trained_of(const struct ctx *c, enum gpuplan_sharding sharding)
 {
