@@ -424,6 +424,25 @@ static void test_expert_parallel(void **state)
     gpuplan_model_release(&m);
 }
 
+/* Interleaved 1F1B holds (1 + (pp - 1) / (pp x vpp)) times the first stage's activations. */
+static void test_interleaved_pipeline_activations(void **state)
+{
+    (void)state;
+    struct gpuplan_model m;
+    load(&m, "llama-3.1-8b");
+    struct gpuplan_job job;
+    struct gpuplan_memory_estimate plain, interleaved;
+    job_of(&job, "gpu=h100-sxm:8 pp=4 grad-ckpt=full grad-accum=8");
+    eval(&m, &job, NULL, &plain);
+    job_of(&job, "gpu=h100-sxm:8 pp=4 vpp=2 grad-ckpt=full grad-accum=8");
+    eval(&m, &job, NULL, &interleaved);
+    assert_true(interleaved.per_gpu.activations_bytes > plain.per_gpu.activations_bytes);
+    assert_true((double)interleaved.per_gpu.activations_bytes <
+                (1.0 + 3.0 / 8.0) * (double)plain.per_gpu.activations_bytes + 1.0);
+    assert_int_equal(interleaved.per_gpu.weights_bytes, plain.per_gpu.weights_bytes);
+    gpuplan_model_release(&m);
+}
+
 static void test_context_parallel(void **state)
 {
     (void)state;
@@ -1072,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_varlen_reserved_band),
         cmocka_unit_test(test_context_parallel),
         cmocka_unit_test(test_expert_parallel),
+        cmocka_unit_test(test_interleaved_pipeline_activations),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_orderings),
         cmocka_unit_test(test_fit_and_suggestions),

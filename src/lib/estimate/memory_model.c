@@ -1033,6 +1033,10 @@ static double training_activations(const struct gpuplan_memory_profile *p,
         transient = a.bwd_ws * tokens;
         break;
     }
+    /* Interleaved 1F1B (--vpp): the first stage holds (1 + (pp - 1) / (pp x vpp)) times the
+     * activations of the plain schedule (Korthikanti et al. 2022, sec. 4.2.3). */
+    if (j->pp > 1 && j->vpp > 1)
+        stored *= 1.0 + ((double)j->pp - 1.0) / ((double)j->pp * (double)j->vpp);
     if (j->act_offload) {
         /* torchtune offloads saved activations to host; one block's worth stays on the GPU. */
         stored = j->grad_ckpt == GPUPLAN_CKPT_FULL ? a.boundary * tokens : one_layer;
