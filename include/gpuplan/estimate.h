@@ -244,8 +244,8 @@ struct gpuplan_interval {
     char bounds_from[64]; /* the class the bounds come from, e.g. "*|lora|reserved" */
     uint32_t n_rows;      /* rows of the asked class (0: not in the file) */
     uint32_t n_used;      /* rows the bounds come from */
-    double factor_low;    /* measured / predicted at p10 of the signed error, e.g. 0.83 */
-    double factor_high;   /* ... at p90, e.g. 1.17 */
+    double factor_low;    /* measured / predicted, bottom of the 80 % interval, e.g. 0.73 */
+    double factor_high;   /* ... top (split-conformal: 1 / factor_low), e.g. 1.38 */
 };
 
 /*

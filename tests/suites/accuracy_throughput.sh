@@ -5,7 +5,8 @@
 # Gates:
 #  - regression gates at today's out-of-sample figures (set 2026-12-01 on 107
 #    rows, the 44 NT- rows included): median <= REG_MEDIAN, p90 <= REG_P90,
-#    coverage >= REG_COVERAGE (fractions). Tighten when the model improves;
+#    coverage >= REG_COVERAGE (fractions; the coverage gate set 2026-12-02 at
+#    the split-conformal intervals' 83.2 % of 107 rows, leave-one-source-out). Tighten when the model improves;
 #    never loosen.
 #  - the former gate, kept on the rows it was set on (the 63 GT- rows, library
 #    constants): median <= 0.25.
@@ -15,13 +16,13 @@
 . "$(dirname "$0")/../lib/suite.sh"
 REG_MEDIAN=${REG_MEDIAN:-0.28}
 REG_P90=${REG_P90:-1.30}
-REG_COVERAGE=${REG_COVERAGE:-0.70}
+REG_COVERAGE=${REG_COVERAGE:-0.83}
 tool=$BUILD/tools/accuracy_throughput
 csv=validation/measurements.csv
 [ -x "$tool" ] || abort "accuracy_throughput: $tool not built"
 [ -f "$csv" ] || abort "$csv missing; throughput accuracy not scored"
 "$tool" --csv "$csv" --target-median 0.15 --target-coverage 0.80 2>&1 |
-    grep -E '^  (library constants|in sample|OUT OF SAMPLE|  rows of the)|^coverage|^target:' |
+    grep -E '^  (library constants|in sample|OUT OF SAMPLE|  rows of the)|^coverage|^interval width|^target:' |
     sed 's/^ */note: /'
 "$tool" --csv "$csv" --max-median "$REG_MEDIAN" --max-p90 "$REG_P90" --min-coverage "$REG_COVERAGE" \
     --max-gt-lib-median 0.25 --check-intervals validation/intervals-throughput.csv |

@@ -3,12 +3,14 @@
  * verdict (estimate.h).
  *
  * The intervals are validation/intervals-{memory,throughput}.csv, compiled
- * in (tools/embed.c): for each class stack|method|kind, the 10th and 90th
- * percentile of the signed error (predicted - measured) / measured of the
- * out-of-sample predictions of `make accuracy` (each source family's rows
- * predicted with the constants refitted without it), as measured /
- * predicted factors. Nothing here is fitted: the table is `make
- * intervals`' output and `make check` fails while it is stale.
+ * in (tools/embed.c): for each class stack|method|kind, the split-conformal
+ * 80 % interval of the out-of-sample predictions of `make accuracy` (each
+ * source family's rows predicted with the constants refitted without it),
+ * with the source family as the exchangeable unit and a class of fewer than
+ * 4 families pooled into its parent (tools/scoring.h; Lei et al. 2018,
+ * Lee, Barber & Willett 2023), as measured / predicted factors
+ * [e^-q, e^q]. Nothing here is fitted: the table is `make intervals`'
+ * output and `make check` fails while it is stale.
  *
  * Not here: how the intervals are computed (tools/scoring.h), rendering.
  */
@@ -29,8 +31,10 @@ enum {
     COL_N_ROWS,
     COL_BOUNDS_FROM,
     COL_N_USED,
-    COL_ERR_P10,
-    COL_ERR_P90,
+    COL_N_SOURCES,
+    COL_SCORE_Q,
+    COL_ERR_LOW,
+    COL_ERR_HIGH,
     COL_FACTOR_LOW,
     COL_FACTOR_HIGH,
     COL_COUNT_MIN = COL_FACTOR_HIGH + 1
