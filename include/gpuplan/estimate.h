@@ -295,6 +295,18 @@ struct gpuplan_estimate_ranges {
     double train_hours_low, train_hours_high;
 };
 
+/*
+ * The memory part of the ranges (has_memory, the byte ranges, the verdict when
+ * `m` has a GPU) of estimate `m` from the intervals of its class: what
+ * gpuplan_estimate_ranges_fill does for memory, and the planner for each
+ * candidate (intervals looked up once per method). Leaves the throughput
+ * fields of `out` as they are.
+ */
+void gpuplan_memory_ranges_fill(const struct gpuplan_memory_estimate *m,
+                                const struct gpuplan_interval *allocated,
+                                const struct gpuplan_interval *reserved,
+                                struct gpuplan_estimate_ranges *out);
+
 /* The ranges of `e` (its job resolved, memory and throughput filled); `e` unchanged. */
 void gpuplan_estimate_ranges_fill(const struct gpuplan_estimate *e,
                                   struct gpuplan_estimate_ranges *out);

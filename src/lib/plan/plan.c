@@ -74,6 +74,13 @@ static void materialise(const struct search *s, const struct candidate *c, struc
     p->usable_bytes = m.gpu_usable_bytes;
     p->headroom_bytes = m.headroom_bytes;
     p->fits = m.fits;
+    struct gpuplan_estimate_ranges rg;
+    gpuplan_plan_memory_range(s, p->job.method, &m, &rg);
+    p->has_range = rg.has_memory && rg.has_verdict;
+    p->range_verdict = rg.verdict;
+    p->memory_low_bytes = rg.device_total_low_bytes;
+    p->memory_high_bytes = rg.device_total_high_bytes;
+    p->range_over_bytes = rg.over_bytes;
     struct gpuplan_throughput_system sys;
     gpuplan_throughput_system_init(&sys);
     sys.gpu = l->gpu;
@@ -182,7 +189,8 @@ static void variants(const struct search *s, const struct candidate *c, struct g
         const struct candidate *o = &s->best[i];
         const struct layout *ol = &s->layouts[i];
         const uint32_t on = ol->gpus_per_node * ol->nodes;
-        if (!o->valid || ol->gpu != l->gpu || on == n || o->compromise != c->compromise)
+        if (!o->valid || ol->gpu != l->gpu || on == n || o->compromise != c->compromise ||
+            o->may_not_fit != c->may_not_fit)
             continue;
         size_t j = 0;
         while (j < k &&
@@ -278,10 +286,40 @@ static void sort_by_keys(const struct search *s, struct candidate *c, size_t n)
     }
 }
 /*
- * The list: the best candidate of each GPU type, plans without a compromise in the
- * objective's order and compromises (offload) in theirs, merged so that a compromise
- * comes before a plan without only when gpuplan_plan_better says so (it is faster and
- * ranks first by the objective): a total, deterministic order.
+ * Append to `chosen` (up to k) the n candidates of `per` (one memory-range tier): plans
+ * without a compromise in the objective's order and compromises (offload) in theirs, merged
+ * so that a compromise comes before a plan without only when gpuplan_plan_better says so (it
+ * is faster and ranks first by the objective).
+ */
+static void take_tier(struct search *s,
+                      struct candidate *per,
+                      size_t n_per,
+                      struct candidate *chosen,
+                      size_t *n,
+                      size_t k)
+{
+    /* split: plain first in the array, compromises after */
+    size_t n_plain = 0;
+    for (size_t i = 0; i < n_per; i++) {
+        if (!per[i].compromise) {
+            const struct candidate x = per[i];
+            per[i] = per[n_plain];
+            per[n_plain++] = x;
+        }
+    }
+    sort_by_keys(s, per, n_plain);
+    sort_by_keys(s, per + n_plain, n_per - n_plain);
+    size_t a = 0, b = n_plain;
+    while (*n < k && (a < n_plain || b < n_per)) {
+        const bool take_comp =
+            b < n_per && (a >= n_plain || gpuplan_plan_better(s, &per[b], &per[a]));
+        chosen[(*n)++] = take_comp ? per[b++] : per[a++];
+    }
+}
+/*
+ * The list: the best candidate of each GPU type; the plans whose whole memory range fits
+ * first, then those that may not fit (gpuplan_plan_better), each tier as take_tier orders
+ * it: a total, deterministic order.
  */
 static void pick_top(struct search *s, struct gpuplan_plan_result *out)
 {
@@ -301,25 +339,20 @@ static void pick_top(struct search *s, struct gpuplan_plan_result *out)
         else if (gpuplan_plan_better(s, c, &per[j]))
             per[j] = *c;
     }
-    /* split: plain first in the array, compromises after */
-    size_t n_plain = 0;
+    /* split: the plans whose range fits first in the array, those that may not fit after */
+    size_t n_fit = 0;
     for (size_t i = 0; i < n_per; i++) {
-        if (!per[i].compromise) {
+        if (!per[i].may_not_fit) {
             const struct candidate x = per[i];
-            per[i] = per[n_plain];
-            per[n_plain++] = x;
+            per[i] = per[n_fit];
+            per[n_fit++] = x;
         }
     }
-    sort_by_keys(s, per, n_plain);
-    sort_by_keys(s, per + n_plain, n_per - n_plain);
     struct candidate chosen[GPUPLAN_PLAN_MAX_TOP];
-    size_t n = 0, a = 0, b = n_plain;
+    size_t n = 0;
     const size_t k = s->req->top_k;
-    while (n < k && (a < n_plain || b < n_per)) {
-        const bool take_comp =
-            b < n_per && (a >= n_plain || gpuplan_plan_better(s, &per[b], &per[a]));
-        chosen[n++] = take_comp ? per[b++] : per[a++];
-    }
+    take_tier(s, per, n_fit, chosen, &n, k);
+    take_tier(s, per + n_fit, n_per - n_fit, chosen, &n, k);
     free(per);
     for (size_t i = 0; i < n; i++) {
         materialise(s, &chosen[i], &out->top[i]);
@@ -331,9 +364,11 @@ static void pick_top(struct search *s, struct gpuplan_plan_result *out)
 }
 static void pick_pareto(struct search *s, struct gpuplan_plan_result *out)
 {
+    /* the set gpuplan_plan_pareto_set names, sorted here */
+    const int r = s->top0.valid && s->top0.may_not_fit ? 1 : 0;
     const int w = s->top0.valid && !s->top0.compromise ? 1 : 0;
-    struct candidate *set = s->pareto[w];
-    const size_t n_set = s->n_pareto[w];
+    struct candidate *set = s->pareto[r][w];
+    const size_t n_set = s->n_pareto[r][w];
     qsort(set, n_set, sizeof set[0], cmp_candidate_time);
     const size_t n = n_set < GPUPLAN_PLAN_MAX_PARETO ? n_set : GPUPLAN_PLAN_MAX_PARETO;
     for (size_t i = 0; i < n; i++) {
@@ -465,6 +500,7 @@ static enum gpuplan_status search_once(const struct gpuplan_model *model,
     s->allow = gpuplan_plan_implied_allow(req, catalog);
     struct gpuplan_job resolved;
     gpuplan_job_resolve(&req->job, &resolved);
+    gpuplan_plan_intervals_init(s, &resolved);
     st = gpuplan_memory_profile_build(&s->mem, model, resolved.lora_target_roles,
                                       resolved.lora_rank, err);
     if (st == GPUPLAN_OK)
