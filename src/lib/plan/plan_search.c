@@ -768,12 +768,19 @@ static void track_miss(struct search *s, const struct candidate *c, bool in_time
 {
     if (c->care & ~s->allow)
         return;
-    if (in_time && !in_budget && isfinite(spend_of(s, c)) &&
-        (!s->miss_cheap.valid || spend_of(s, c) < spend_of(s, &s->miss_cheap))) {
+    /* a miss whose memory range fits before one that may not (as the list ranks) */
+    const struct candidate *cheap = &s->miss_cheap, *fast = &s->miss_fast;
+    const bool cheaper = !cheap->valid || (c->may_not_fit != cheap->may_not_fit
+                                               ? !c->may_not_fit
+                                               : spend_of(s, c) < spend_of(s, cheap));
+    const bool faster =
+        !fast->valid ||
+        (c->may_not_fit != fast->may_not_fit ? !c->may_not_fit : c->time_key < fast->time_key);
+    if (in_time && !in_budget && isfinite(spend_of(s, c)) && cheaper) {
         s->miss_cheap = *c;
         s->miss_cheap.valid = true;
     }
-    if (in_budget && !in_time && (!s->miss_fast.valid || c->time_key < s->miss_fast.time_key)) {
+    if (in_budget && !in_time && faster) {
         s->miss_fast = *c;
         s->miss_fast.valid = true;
     }
