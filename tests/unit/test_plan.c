@@ -963,6 +963,41 @@ static void test_memory_range_ranking(void **state)
     free(r);
 }
 
+/*
+ * A layout whose fastest plan offloads still offers its best plan without offload: 70B QLoRA
+ * with full checkpointing on one RTX PRO 6000 fits across its range at micro-batch 1 without
+ * offload, while the ZeRO-3 offload plan at micro-batch 4 is faster on the same card. The
+ * card, one workstation, is the cheapest to buy, so it tops the list without offload (it
+ * used to rank after two A100s: the layout's only entry was its offload plan, a compromise).
+ */
+static void test_plain_alternative(void **state)
+{
+    (void)state;
+    struct gpuplan_plan_request req;
+    gpuplan_plan_request_init(&req);
+    req.job.method = GPUPLAN_METHOD_QLORA;
+    req.method_fixed = true;
+    req.job.grad_ckpt = GPUPLAN_CKPT_FULL;
+    req.job.grad_ckpt_set = true;
+    req.grad_ckpt_fixed = true;
+    req.where = GPUPLAN_WHERE_ON_PREM;
+    req.vendor = GPUPLAN_VENDOR_NVIDIA;
+    req.top_k = 3;
+    struct gpuplan_plan_result *r = run("llama-3.1-70b", &req, GPUPLAN_OK);
+    assert_true(r->n_top >= 2);
+    check_range_order(r);
+    const struct gpuplan_plan *top = &r->top[0];
+    assert_string_equal(top->gpu->id, "rtx-pro-6000");
+    assert_int_equal(top->gpus_per_node * top->nodes, 1);
+    assert_false(top->compromise);
+    assert_int_equal(top->job.offload, GPUPLAN_OFFLOAD_NONE);
+    for (size_t k = 1; k < r->n_top; k++) {
+        assert_true(r->top[k].capex_usd >= top->capex_usd);
+        assert_true(r->top[k].gpu != top->gpu); /* one row per GPU type */
+    }
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -983,6 +1018,7 @@ int main(void)
         cmocka_unit_test(test_reasons_hold),
         cmocka_unit_test(test_model_parallel),
         cmocka_unit_test(test_memory_range_ranking),
+        cmocka_unit_test(test_plain_alternative),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

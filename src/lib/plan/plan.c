@@ -186,7 +186,7 @@ static void variants(const struct search *s, const struct candidate *c, struct g
     struct candidate seen[16];
     size_t k = 0;
     for (size_t i = 0; i < s->n_layouts; i++) {
-        const struct candidate *o = &s->best[i];
+        const struct candidate *o = c->compromise ? &s->best[i] : &s->best_plain[i];
         const struct layout *ol = &s->layouts[i];
         const uint32_t on = ol->gpus_per_node * ol->nodes;
         if (!o->valid || ol->gpu != l->gpu || on == n || o->compromise != c->compromise ||
@@ -285,11 +285,21 @@ static void sort_by_keys(const struct search *s, struct candidate *c, size_t n)
         lead = end;
     }
 }
+/* `c`'s GPU type is already in the list. */
+static bool
+offered(const struct search *s, const struct candidate *c, const struct candidate *chosen, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (same_offer(s, c, &chosen[i]))
+            return true;
+    }
+    return false;
+}
 /*
- * Append to `chosen` (up to k) the n candidates of `per` (one memory-range tier): plans
- * without a compromise in the objective's order and compromises (offload) in theirs, merged
- * so that a compromise comes before a plan without only when gpuplan_plan_better says so (it
- * is faster and ranks first by the objective).
+ * Append to `chosen` (up to k) the candidates of `per` (one memory-range tier), a GPU type
+ * not yet listed each: plans without a compromise in the objective's order and compromises
+ * (offload) in theirs, merged so that a compromise comes before a plan without only when
+ * gpuplan_plan_better says so (it is faster and ranks first by the objective).
  */
 static void take_tier(struct search *s,
                       struct candidate *per,
@@ -313,31 +323,43 @@ static void take_tier(struct search *s,
     while (*n < k && (a < n_plain || b < n_per)) {
         const bool take_comp =
             b < n_per && (a >= n_plain || gpuplan_plan_better(s, &per[b], &per[a]));
-        chosen[(*n)++] = take_comp ? per[b++] : per[a++];
+        const struct candidate *x = take_comp ? &per[b++] : &per[a++];
+        if (!offered(s, x, chosen, *n))
+            chosen[(*n)++] = *x;
     }
 }
+/* Keep `c` in `per` (n_per entries) as the best of its GPU type, tier and compromise class. */
+static void
+keep_offer(const struct search *s, const struct candidate *c, struct candidate *per, size_t *n_per)
+{
+    size_t j = 0;
+    while (j < *n_per && !(same_offer(s, c, &per[j]) && per[j].compromise == c->compromise &&
+                           per[j].may_not_fit == c->may_not_fit))
+        j++;
+    if (j == *n_per)
+        per[(*n_per)++] = *c;
+    else if (gpuplan_plan_better(s, c, &per[j]))
+        per[j] = *c;
+}
 /*
- * The list: the best candidate of each GPU type; the plans whose whole memory range fits
+ * The list: the best plan of each GPU type; the plans whose whole memory range fits
  * first, then those that may not fit (gpuplan_plan_better), each tier as take_tier orders
- * it: a total, deterministic order.
+ * it: a total, deterministic order. Each layout offers its best plan and its best plan
+ * without a compromise: a layout whose fastest plan offloads (its plans without offload
+ * having moved to a smaller micro-batch for their range) still competes without offload.
  */
 static void pick_top(struct search *s, struct gpuplan_plan_result *out)
 {
-    struct candidate *per = calloc(s->n_layouts + 1, sizeof *per);
+    /* a GPU type has at most one entry per (tier, compromise): four */
+    struct candidate *per = calloc(4 * s->n_layouts + 1, sizeof *per);
     if (!per)
         return;
     size_t n_per = 0;
     for (size_t i = 0; i < s->n_layouts; i++) {
-        const struct candidate *c = &s->best[i];
-        if (!c->valid)
-            continue;
-        size_t j = 0;
-        while (j < n_per && !same_offer(s, c, &per[j]))
-            j++;
-        if (j == n_per)
-            per[n_per++] = *c;
-        else if (gpuplan_plan_better(s, c, &per[j]))
-            per[j] = *c;
+        if (s->best[i].valid)
+            keep_offer(s, &s->best[i], per, &n_per);
+        if (s->best_plain[i].valid)
+            keep_offer(s, &s->best_plain[i], per, &n_per);
     }
     /* split: the plans whose range fits first in the array, those that may not fit after */
     size_t n_fit = 0;
@@ -511,7 +533,8 @@ static enum gpuplan_status search_once(const struct gpuplan_model *model,
         st = gpuplan_plan_build_shapes(s, err);
     if (st == GPUPLAN_OK) {
         s->best = calloc(s->n_layouts ? s->n_layouts : 1, sizeof *s->best);
-        if (!s->best)
+        s->best_plain = calloc(s->n_layouts ? s->n_layouts : 1, sizeof *s->best_plain);
+        if (!s->best || !s->best_plain)
             st = gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
     }
     if (st != GPUPLAN_OK)
@@ -534,6 +557,7 @@ static enum gpuplan_status search_once(const struct gpuplan_model *model,
 out:
     gpuplan_plan_free_shapes(s);
     free(s->best);
+    free(s->best_plain);
     free(s->layouts);
     free(s);
     return st;

@@ -100,7 +100,8 @@ struct search {
     size_t n_layouts;
     struct shape *shapes; /* the layouts' shapes (training search only) */
     size_t n_shapes;
-    struct candidate *best; /* per layout */
+    struct candidate *best;       /* per layout */
+    struct candidate *best_plain; /* per layout, the best that is no compromise */
     /* Pareto sets over (time, cost): [r][0] every feasible candidate, [r][1] those that are
      * no compromise; r = 0 those whose memory range fits, r = 1 all. The result shows
      * [top plan may not fit][top plan is no compromise] (gpuplan_plan_pareto_set) */

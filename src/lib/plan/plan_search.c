@@ -744,6 +744,8 @@ record(struct search *s, const struct layout *l, const struct gpuplan_job *job, 
         s->any_plain_fit = true;
     if (gpuplan_plan_better(s, c, &s->best[c->layout]))
         s->best[c->layout] = *c;
+    if (!c->compromise && gpuplan_plan_better(s, c, &s->best_plain[c->layout]))
+        s->best_plain[c->layout] = *c;
     if (l->gpus_per_node * l->nodes == 1 && gpuplan_plan_better(s, c, &s->best_single))
         s->best_single = *c;
     for (int r = c->may_not_fit ? 1 : 0; r < 2; r++) {
