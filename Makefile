@@ -152,7 +152,7 @@ $(BUILD)/gpuplan: LINK_PKG_LIBS = $(shell pkg-config --libs jansson yaml-0.1 2>/
 $(UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuplan.a $(wildcard tests/unit/*.h)
 $(REPLAY_BIN): $(BUILD)/fuzz/replay_%: tests/fuzz/targets/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libgpuplan.a
 $(TOOL_PROGS): $(BUILD)/tools/%: tools/%.c $(BUILD)/libgpuplan.a
-$(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput: tools/scoring.h
+$(BUILD)/tools/accuracy $(BUILD)/tools/accuracy_throughput $(BUILD)/tests/test_scoring: tools/scoring.h
 $(BENCH_BIN): $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libgpuplan.a
 $(WHITE_BOX): LINK_CPPFLAGS = $(INTERNAL)
 $(UNIT_BIN): LINK_CPPFLAGS = $(INTERNAL) -Itests/unit

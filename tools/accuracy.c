@@ -14,9 +14,10 @@
  * memory_model.c: the CUDA context, NCCL buffers and allocator slack are
  * stated assumptions; docs/validation.md), so its out-of-sample predictions
  * equal the in-sample ones, and the tool says so. What is fitted here are the
- * 80 % intervals: per class (stack x method x memory kind, backing off below
- * SC_MIN_CLASS_ROWS rows), from the residuals, and their coverage is scored
- * with each row's source family left out. Tables per stack, method, memory
+ * 80 % intervals: per class (stack x method x memory kind, pooled into the
+ * parent class below 4 source families), split-conformal with the source
+ * family as the unit (scoring.h), and their coverage is scored with each
+ * row's source family left out. Tables per stack, method, memory
  * kind and source family give the sign of the error (under-prediction is the
  * dangerous direction). OOM rows are right when the prediction exceeds the
  * GPU; "fits" rows when it does not. Rows with options gpuplan does not model

@@ -16,10 +16,32 @@
  * Interval classes, finest first (level 0..3):
  *   stack|method|kind, *|method|kind, *|*|kind, *|*|*
  * (kind is the memory kind; "-" for throughput, where levels 2 and 3 are the
- * same class). A row's interval is the 10th..90th percentile (nearest rank)
- * of the signed errors of the rows of its finest class that has at least
- * SC_MIN_CLASS_ROWS rows; for the coverage figure the row's own source family
- * is left out of that computation, so coverage is out of sample too.
+ * same class).
+ *
+ * The 80 % interval is split-conformal (Vovk, Gammerman & Shafer 2005,
+ * "Algorithmic Learning in a Random World"; Lei, G'Sell, Rinaldo, Tibshirani
+ * & Wasserman 2018, "Distribution-free predictive inference for regression",
+ * JASA 113:1094, section 2.2) on the out-of-sample residuals, with the source
+ * family as the exchangeable unit (hierarchical conformal prediction: Lee,
+ * Barber & Willett 2023, arXiv:2306.06342; the "CDF pooling" of Dunn,
+ * Wasserman & Ramdas 2022, JASA 118:2491). Why families and not rows: the
+ * residuals of one source share its bias (torchtitan's reserved figures are
+ * all about +30 %, LIGER's all about -27 %), so rows are not exchangeable but
+ * sources are, and a new user's job is a new source.
+ *  - score of a row: s = |ln(predicted / measured)| = |ln(1 + e)|, the
+ *    error as a ratio, symmetric in over- and under-prediction (a residual
+ *    of -50 % and one of +100 % are the same factor 2);
+ *  - each of the K families of the class weighs 1 (each of its n_k rows
+ *    1 / n_k), the new row's family 1 at +infinity: q is the smallest s whose
+ *    weighted count of scores <= s reaches (1 - alpha) (K + 1) (the
+ *    ceil((n + 1)(1 - alpha))-th order statistic of split conformal, with
+ *    families in place of rows). It exists only when K >= (1 - alpha) /
+ *    alpha: 4 families for the 80 % interval, 9 for the 90 % one;
+ *  - a class with fewer families pools into its parent (finest class that
+ *    has enough); the interval is measured / predicted in [e^-q, e^q].
+ * For the coverage figure the row's own source family is left out of the
+ * computation of its interval (leave-one-source-out), so coverage is out of
+ * sample too; the committed tables use every family.
  *
  * Header-only (static inline) so each tool compiles it into itself.
  */
@@ -32,21 +54,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * A class needs this many rows, from at least this many source families,
- * before its own percentiles are used (else: back off to the next coarser
- * class). The families rule is what makes an interval a statement about a
- * new source: residuals of one source share that source's bias.
- */
-#ifndef SC_MIN_CLASS_ROWS
-#    define SC_MIN_CLASS_ROWS 10
-#endif
-#ifndef SC_MIN_CLASS_FAMILIES
-#    define SC_MIN_CLASS_FAMILIES 3
-#endif
-#define SC_LEVELS   4
-#define SC_MAX_ROWS 1024
-#define SC_KEY      96
+/* The interval's nominal coverage, 1 - alpha (80 %; 90 % is printed beside it). */
+#define SC_COVERAGE_80 0.80
+#define SC_COVERAGE_90 0.90
+/* Tolerance on the weighted counts (sums of 1 / n_k) against their target. */
+#define SC_WEIGHT_EPS 1e-9
+#define SC_LEVELS     4
+#define SC_MAX_ROWS   1024
+#define SC_KEY        96
 
 struct sc_row {
     char id[24];
@@ -181,57 +196,122 @@ static inline void sc_class(const struct sc_row *r, int level, char *out, size_t
 }
 
 struct sc_interval {
-    double lo, hi;     /* err percentiles 10 and 90 */
+    double q;          /* the conformal quantile of |ln(predicted / measured)| */
+    double lo, hi;     /* signed error bounds: e^-q - 1, e^q - 1 */
     size_t n_class;    /* rows of the row's finest class (with the exclusion) */
-    size_t n_used;     /* rows the bounds were computed from */
-    int level;         /* the level they come from */
+    size_t n_used;     /* rows the bound was computed from */
+    size_t n_families; /* their source families, K */
+    int level;         /* the level it comes from */
     char from[SC_KEY]; /* that class */
 };
 
+/* The fewest families for which the quantile at `level` exists: K >= level / (1 - level). */
+static inline size_t sc_min_families(double level)
+{
+    return (size_t)ceil(level / (1.0 - level) - SC_WEIGHT_EPS);
+}
+
+/* Conformal score of a signed error e = (predicted - measured) / measured. */
+static inline double sc_score(double err)
+{
+    return fabs(log1p(err));
+}
+
+struct sc_scored {
+    double score;
+    double weight; /* 1 / rows of its family in the class */
+};
+
+static inline int sc_cmp_scored(const void *a, const void *b)
+{
+    return sc_cmp_double(&((const struct sc_scored *)a)->score,
+                         &((const struct sc_scored *)b)->score);
+}
+
 /*
- * Interval for the class of member row `r` at `level`, from the
- * out-of-sample residuals of the rows of that class, leaving out the rows of
- * `skip_family` (NULL: none), backing off to coarser classes while a class
- * has fewer than SC_MIN_CLASS_ROWS rows. Returns false when not even all rows
- * reach it.
+ * The family-weighted conformal quantile at coverage `level` of the rows
+ * `take`s: false when the K families are too few for it (K + 1 < K / level).
+ */
+static inline bool sc_conformal_q(const struct sc_row *rows,
+                                  size_t n,
+                                  const bool *take,
+                                  double level,
+                                  double *q,
+                                  size_t *n_used,
+                                  size_t *n_families)
+{
+    static struct sc_scored v[SC_MAX_ROWS];
+    static const char *fams[SC_MAX_ROWS];
+    static size_t fam_rows[SC_MAX_ROWS], fam_of[SC_MAX_ROWS];
+    size_t k = 0, n_fam = 0;
+    for (size_t i = 0; i < n && k < SC_MAX_ROWS; i++) {
+        if (!take[i])
+            continue;
+        size_t f = 0;
+        while (f < n_fam && strcmp(fams[f], rows[i].family) != 0)
+            f++;
+        if (f == n_fam) {
+            fams[n_fam] = rows[i].family;
+            fam_rows[n_fam++] = 0;
+        }
+        fam_rows[f]++;
+        fam_of[k] = f;
+        v[k++].score = sc_score(rows[i].err_out);
+    }
+    *n_used = k;
+    *n_families = n_fam;
+    const double target = level * (double)(n_fam + 1);
+    if (n_fam == 0 || target > (double)n_fam + SC_WEIGHT_EPS)
+        return false;
+    for (size_t i = 0; i < k; i++)
+        v[i].weight = 1.0 / (double)fam_rows[fam_of[i]];
+    qsort(v, k, sizeof v[0], sc_cmp_scored);
+    double mass = 0.0;
+    for (size_t i = 0; i < k; i++) {
+        mass += v[i].weight;
+        if (mass >= target - SC_WEIGHT_EPS) {
+            *q = v[i].score;
+            return true;
+        }
+    }
+    *q = v[k - 1].score; /* unreachable: the mass reaches K >= target */
+    return true;
+}
+
+/*
+ * Interval for the class of member row `r` at `start_level`, at coverage
+ * `level`, from the out-of-sample residuals of the rows of that class,
+ * leaving out the rows of `skip_family` (NULL: none), pooling into the
+ * coarser classes while a class has too few families for the quantile.
+ * Returns false when not even all rows have enough.
  */
 static inline bool sc_interval_from(const struct sc_row *rows,
                                     size_t n,
                                     const struct sc_row *r,
                                     int start_level,
                                     const char *skip_family,
-                                    double tail_pct,
+                                    double level,
                                     struct sc_interval *out)
 {
-    static double v[SC_MAX_ROWS];
+    static bool take[SC_MAX_ROWS];
     char want[SC_KEY], have[SC_KEY];
     out->n_class = 0;
-    for (int level = start_level; level < SC_LEVELS; level++) {
-        sc_class(r, level, want, sizeof want);
-        size_t k = 0, n_fam = 0;
-        static const char *fams[SC_MAX_ROWS];
-        for (size_t i = 0; i < n; i++) {
-            if (skip_family && strcmp(rows[i].family, skip_family) == 0)
-                continue;
-            sc_class(&rows[i], level, have, sizeof have);
-            if (strcmp(have, want) != 0)
-                continue;
-            v[k++] = rows[i].err_out;
-            bool seen = false;
-            for (size_t j = 0; j < n_fam && !seen; j++)
-                seen = strcmp(fams[j], rows[i].family) == 0;
-            if (!seen)
-                fams[n_fam++] = rows[i].family;
+    for (int lv = start_level; lv < SC_LEVELS; lv++) {
+        sc_class(r, lv, want, sizeof want);
+        size_t k = 0;
+        for (size_t i = 0; i < n && i < SC_MAX_ROWS; i++) {
+            sc_class(&rows[i], lv, have, sizeof have);
+            take[i] = strcmp(have, want) == 0 &&
+                      !(skip_family && strcmp(rows[i].family, skip_family) == 0);
+            k += take[i];
         }
-        if (level == start_level)
+        if (lv == start_level)
             out->n_class = k;
-        if (k < SC_MIN_CLASS_ROWS || (n_fam < SC_MIN_CLASS_FAMILIES && level < SC_LEVELS - 1))
+        if (!sc_conformal_q(rows, n, take, level, &out->q, &out->n_used, &out->n_families))
             continue;
-        qsort(v, k, sizeof v[0], sc_cmp_double);
-        out->lo = sc_percentile(v, k, tail_pct);
-        out->hi = sc_percentile(v, k, 100.0 - tail_pct);
-        out->n_used = k;
-        out->level = level;
+        out->lo = expm1(-out->q);
+        out->hi = expm1(out->q);
+        out->level = lv;
         snprintf(out->from, sizeof out->from, "%s", want);
         return true;
     }
@@ -244,54 +324,84 @@ static inline bool sc_interval_for(const struct sc_row *rows,
                                    const char *skip_family,
                                    struct sc_interval *out)
 {
-    return sc_interval_from(rows, n, r, 0, skip_family, 10.0, out);
+    return sc_interval_from(rows, n, r, 0, skip_family, SC_COVERAGE_80, out);
+}
+
+static inline bool sc_inside(const struct sc_row *r, const struct sc_interval *iv)
+{
+    return sc_score(r->err_out) <= iv->q;
+}
+
+struct sc_coverage {
+    double rows;        /* share of the rows inside their interval */
+    double families;    /* the mean over families of their rows' share (each source weighs 1) */
+    size_t n_scored;    /* rows that got an interval */
+    double median_span; /* median of factor_high - factor_low over the rows */
+};
+
+/*
+ * Coverage at `level`: the share of rows whose error lies inside the
+ * interval of its class computed without the row's source family
+ * (`out_of_sample`), or with every row (in sample, for comparison).
+ */
+static inline struct sc_coverage
+sc_coverage_at(const struct sc_row *rows, size_t n, double level, bool out_of_sample)
+{
+    static double span[SC_MAX_ROWS];
+    static const char *fams[SC_MAX_ROWS];
+    static size_t fam_in[SC_MAX_ROWS], fam_n[SC_MAX_ROWS];
+    struct sc_coverage c = { NAN, NAN, 0, NAN };
+    size_t inside = 0, n_fam = 0;
+    for (size_t i = 0; i < n && i < SC_MAX_ROWS; i++) {
+        struct sc_interval iv;
+        if (!sc_interval_from(rows, n, &rows[i], 0, out_of_sample ? rows[i].family : NULL, level,
+                              &iv))
+            continue;
+        const bool in = sc_inside(&rows[i], &iv);
+        span[c.n_scored++] = exp(iv.q) - exp(-iv.q);
+        inside += in;
+        size_t f = 0;
+        while (f < n_fam && strcmp(fams[f], rows[i].family) != 0)
+            f++;
+        if (f == n_fam) {
+            fams[n_fam] = rows[i].family;
+            fam_in[n_fam] = fam_n[n_fam] = 0;
+            n_fam++;
+        }
+        fam_in[f] += in;
+        fam_n[f]++;
+    }
+    if (!c.n_scored)
+        return c;
+    c.rows = (double)inside / (double)c.n_scored;
+    double sum = 0.0;
+    for (size_t f = 0; f < n_fam; f++)
+        sum += (double)fam_in[f] / (double)fam_n[f];
+    c.families = sum / (double)n_fam;
+    qsort(span, c.n_scored, sizeof span[0], sc_cmp_double);
+    c.median_span = sc_median(span, c.n_scored);
+    return c;
 }
 
 /*
- * Coverage: the share of rows whose signed error lies inside the interval
- * (percentiles tail_pct .. 100 - tail_pct; 10 = the 80 % interval) of its
- * class computed without the row's source family.
+ * Print the coverage lines (the 80 % interval out of sample, per row and per
+ * source family, in sample, and the nominal 90 % one) with the intervals'
+ * median span; returns the 80 % out-of-sample coverage per row.
  */
-static inline double
-sc_coverage(const struct sc_row *rows, size_t n, double tail_pct, size_t *n_scored)
-{
-    size_t inside = 0, k = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct sc_interval iv;
-        if (!sc_interval_from(rows, n, &rows[i], 0, rows[i].family, tail_pct, &iv))
-            continue;
-        k++;
-        inside += rows[i].err_out >= iv.lo && rows[i].err_out <= iv.hi;
-    }
-    *n_scored = k;
-    return k ? (double)inside / (double)k : NAN;
-}
-
-/* Coverage of the intervals computed with every row (in sample, for comparison). */
-static inline double sc_coverage_in_sample(const struct sc_row *rows, size_t n)
-{
-    size_t inside = 0, k = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct sc_interval iv;
-        if (!sc_interval_for(rows, n, &rows[i], NULL, &iv))
-            continue;
-        k++;
-        inside += rows[i].err_out >= iv.lo && rows[i].err_out <= iv.hi;
-    }
-    return k ? (double)inside / (double)k : NAN;
-}
-
-/* Print the coverage lines (out of sample, nominal 90 % out of sample, in sample). */
 static inline double sc_print_coverage(const char *what, const struct sc_row *rows, size_t n)
 {
-    size_t k = 0, k90 = 0;
-    const double cov = sc_coverage(rows, n, 10.0, &k);
-    const double cov90 = sc_coverage(rows, n, 5.0, &k90);
+    const struct sc_coverage out = sc_coverage_at(rows, n, SC_COVERAGE_80, true);
+    const struct sc_coverage in = sc_coverage_at(rows, n, SC_COVERAGE_80, false);
+    const struct sc_coverage out90 = sc_coverage_at(rows, n, SC_COVERAGE_90, true);
     printf("\ncoverage (%s): %.1f %% of %zu rows inside their class's 80 %% interval computed "
-           "without their own source family (out of sample; in sample %.1f %%); the nominal 90 %% "
-           "interval (p5..p95) covers %.1f %% out of sample\n",
-           what, 100.0 * cov, k, 100.0 * sc_coverage_in_sample(rows, n), 100.0 * cov90);
-    return cov;
+           "without their own source family (out of sample; in sample %.1f %%); each source "
+           "weighing 1: %.1f %%; the nominal 90 %% interval covers %.1f %% out of sample\n",
+           what, 100.0 * out.rows, out.n_scored, 100.0 * in.rows, 100.0 * out.families,
+           100.0 * out90.rows);
+    printf("interval width (%s): median span of measured / predicted %.3f out of sample, %.3f "
+           "with every source (the committed table)\n",
+           what, out.median_span, in.median_span);
+    return out.rows;
 }
 
 /*
@@ -304,8 +414,8 @@ sc_interval_table(const char *quantity, const struct sc_row *rows, size_t n, cha
 {
     size_t len = 0;
     len += (size_t)snprintf(buf + len, size - len,
-                            "quantity,level,class,n_rows,bounds_from,n_used,err_p10,err_p90,"
-                            "factor_low,factor_high,computed_at\n");
+                            "quantity,level,class,n_rows,bounds_from,n_used,n_sources,score_q,"
+                            "err_low,err_high,factor_low,factor_high,computed_at\n");
     static const char *const level_names[SC_LEVELS] = { "stack|method|kind", "method|kind", "kind",
                                                         "all" };
     static char seen[SC_MAX_ROWS][SC_KEY];
@@ -326,19 +436,14 @@ sc_interval_table(const char *quantity, const struct sc_row *rows, size_t n, cha
             if (dup)
                 continue;
             snprintf(seen[n_seen++], SC_KEY, "%s", key);
-            size_t n_rows = 0;
-            for (size_t j = 0; j < n; j++) {
-                char k2[SC_KEY];
-                sc_class(&rows[j], level, k2, sizeof k2);
-                n_rows += strcmp(k2, key) == 0;
-            }
             struct sc_interval iv;
-            if (!sc_interval_from(rows, n, &rows[i], level, NULL, 10.0, &iv))
+            if (!sc_interval_from(rows, n, &rows[i], level, NULL, SC_COVERAGE_80, &iv))
                 continue;
-            len +=
-                (size_t)snprintf(buf + len, size - len, "%s,%s,%s,%zu,%s,%zu,%.4f,%.4f,%.4f,%.4f\n",
-                                 quantity, level_names[level], key, n_rows, iv.from, iv.n_used,
-                                 iv.lo, iv.hi, 1.0 / (1.0 + iv.hi), 1.0 / (1.0 + iv.lo));
+            /* measured / predicted = 1 / (1 + e): [e^-q, e^q] */
+            len += (size_t)snprintf(buf + len, size - len,
+                                    "%s,%s,%s,%zu,%s,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f\n", quantity,
+                                    level_names[level], key, iv.n_class, iv.from, iv.n_used,
+                                    iv.n_families, iv.q, iv.lo, iv.hi, exp(-iv.q), exp(iv.q));
             if (len >= size) {
                 len = size - 1;
                 break;
@@ -351,24 +456,24 @@ sc_interval_table(const char *quantity, const struct sc_row *rows, size_t n, cha
 /* Print the table (as the tool's report). */
 static inline void sc_print_intervals(const char *table)
 {
-    printf("\n80 %% intervals per class (signed error p10..p90 from the out-of-sample residuals; "
-           "a class with fewer than %d rows or %d source families backs off to the next coarser "
-           "class):\n",
-           SC_MIN_CLASS_ROWS, SC_MIN_CLASS_FAMILIES);
-    printf("  %-34s %6s  %-30s %6s  %8s %8s   %s\n", "class (stack|method|kind)", "rows",
-           "bounds from", "used", "err_p10", "err_p90", "measured / predicted in");
+    printf("\n80 %% intervals per class (split-conformal on |ln(predicted / measured)| of the "
+           "out-of-sample residuals, each source family weighing 1; a class with fewer than %zu "
+           "source families pools into the next coarser class):\n",
+           sc_min_families(SC_COVERAGE_80));
+    printf("  %-34s %6s  %-30s %6s %7s  %8s %8s   %s\n", "class (stack|method|kind)", "rows",
+           "bounds from", "used", "sources", "err_low", "err_high", "measured / predicted in");
     const char *p = strchr(table, '\n');
     while (p && p[1]) {
         const char *line = p + 1;
         p = strchr(line, '\n');
         char q[32], level[32], cls[SC_KEY], from[SC_KEY];
-        size_t n_rows = 0, n_used = 0;
-        double lo = 0, hi = 0, flo = 0, fhi = 0;
-        if (sscanf(line, "%31[^,],%31[^,],%95[^,],%zu,%95[^,],%zu,%lf,%lf,%lf,%lf", q, level, cls,
-                   &n_rows, from, &n_used, &lo, &hi, &flo, &fhi) != 10)
+        size_t n_rows = 0, n_used = 0, n_src = 0;
+        double score = 0, lo = 0, hi = 0, flo = 0, fhi = 0;
+        if (sscanf(line, "%31[^,],%31[^,],%95[^,],%zu,%95[^,],%zu,%zu,%lf,%lf,%lf,%lf,%lf", q,
+                   level, cls, &n_rows, from, &n_used, &n_src, &score, &lo, &hi, &flo, &fhi) != 12)
             continue;
-        printf("  %-34s %6zu  %-30s %6zu  %+7.1f%% %+7.1f%%   [%.2f, %.2f]\n", cls, n_rows, from,
-               n_used, 100.0 * lo, 100.0 * hi, flo, fhi);
+        printf("  %-34s %6zu  %-30s %6zu %7zu  %+7.1f%% %+7.1f%%   [%.2f, %.2f]\n", cls, n_rows,
+               from, n_used, n_src, 100.0 * lo, 100.0 * hi, flo, fhi);
     }
 }
 

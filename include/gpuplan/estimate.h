@@ -245,8 +245,8 @@ struct gpuplan_interval {
     char bounds_from[64]; /* the class the bounds come from, e.g. "*|lora|reserved" */
     uint32_t n_rows;      /* rows of the asked class (0: not in the file) */
     uint32_t n_used;      /* rows the bounds come from */
-    double factor_low;    /* measured / predicted at p10 of the signed error, e.g. 0.83 */
-    double factor_high;   /* ... at p90, e.g. 1.17 */
+    double factor_low;    /* measured / predicted, bottom of the 80 % interval, e.g. 0.73 */
+    double factor_high;   /* ... top (split-conformal: 1 / factor_low), e.g. 1.38 */
 };
 
 /*
@@ -295,6 +295,18 @@ struct gpuplan_estimate_ranges {
     bool has_train_time;
     double train_hours_low, train_hours_high;
 };
+
+/*
+ * The memory part of the ranges (has_memory, the byte ranges, the verdict when
+ * `m` has a GPU) of estimate `m` from the intervals of its class: what
+ * gpuplan_estimate_ranges_fill does for memory, and the planner for each
+ * candidate (intervals looked up once per method). Leaves the throughput
+ * fields of `out` as they are.
+ */
+void gpuplan_memory_ranges_fill(const struct gpuplan_memory_estimate *m,
+                                const struct gpuplan_interval *allocated,
+                                const struct gpuplan_interval *reserved,
+                                struct gpuplan_estimate_ranges *out);
 
 /* The ranges of `e` (its job resolved, memory and throughput filled); `e` unchanged. */
 void gpuplan_estimate_ranges_fill(const struct gpuplan_estimate *e,

@@ -38,6 +38,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/error.h"
+#include "gpuplan/estimate.h"
 #include "gpuplan/job.h"
 #include "gpuplan/model.h"
 #include "gpuplan/serving.h"
@@ -220,6 +221,13 @@ struct gpuplan_plan {
     uint64_t host_ram_needed_bytes; /* per server: memory model + checkpoint loading, before the S11
                                        floor */
     bool fits;
+    /* training: the 80 % range of the device total per GPU (intervals.c, the estimate's
+     * ranges) and its verdict. A MAY NOT FIT plan (the top of the range over the usable
+     * memory) ranks after every plan whose whole range fits (docs/planner.md) */
+    bool has_range;
+    enum gpuplan_fit_verdict range_verdict;
+    uint64_t memory_low_bytes, memory_high_bytes; /* device total per GPU, range ends */
+    int64_t range_over_bytes;                     /* MAY NOT FIT: top of the range - usable */
     double tokens_per_s;          /* training: all GPUs; serving: output tokens, all replicas */
     double tokens_per_s_per_user; /* serving: 1 / TPOT at the load; 0 for training */
     double ttft_s;                /* serving: time to first token at the load */

@@ -6,8 +6,10 @@
 # no constant, so out of sample = in sample, and tools/accuracy.c says so).
 # Gates:
 #  - regression gates at today's out-of-sample figures (set 2026-12-01 on 95
-#    rows, the 42 NT- rows included): median <= REG_MEDIAN, p90 <= REG_P90,
-#    interval coverage >= REG_COVERAGE. A change that makes the model worse
+#    rows, the 42 NT- rows included): median <= REG_MEDIAN, p90 <= REG_P90;
+#    interval coverage >= REG_COVERAGE (set 2026-12-02 at the split-conformal
+#    intervals' 86.5 % of 96 rows, leave-one-source-out; the issue's 80 % is
+#    met, and the gate holds the figure). A change that makes the model worse
 #    fails `make check`. Tighten them whenever the model improves; never loosen.
 #  - the former gate, kept on the rows it was set on (the 53 GT- rows, band
 #    rule): median <= 7.5 %, p90 <= 34.5 %.
@@ -18,12 +20,12 @@
 . "$(dirname "$0")/../lib/suite.sh"
 REG_MEDIAN=${REG_MEDIAN:-14.0}
 REG_P90=${REG_P90:-36.0}
-REG_COVERAGE=${REG_COVERAGE:-60.0}
+REG_COVERAGE=${REG_COVERAGE:-86.0}
 make --no-print-directory -s BUILD="$BUILD" SAN="${SAN:-}" "$BUILD/tools/accuracy" >/dev/null 2>&1 ||
     abort "cannot build $BUILD/tools/accuracy"
 csv=validation/measurements.csv
 "$BUILD/tools/accuracy" --csv "$csv" --target-median 8 --target-p90 20 --target-coverage 80 2>&1 |
-    grep -E '^  (in sample|OUT OF SAMPLE|  rows of the)|^coverage|^target:' | sed 's/^ */note: /'
+    grep -E '^  (in sample|OUT OF SAMPLE|  rows of the)|^coverage|^interval width|^target:' | sed 's/^ */note: /'
 "$BUILD/tools/accuracy" --csv "$csv" --max-median "$REG_MEDIAN" --max-p90 "$REG_P90" \
     --min-coverage "$REG_COVERAGE" --max-gt-band-median 7.5 --max-gt-band-p90 34.5 \
     --check-intervals validation/intervals-memory.csv |

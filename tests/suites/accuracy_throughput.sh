@@ -14,7 +14,8 @@
 #    points; the four XT capacity-factor rows among the ten worst came down by
 #    60-80 points):
 #    median <= REG_MEDIAN, p90 <= REG_P90, coverage >= REG_COVERAGE
-#    (fractions). Tighten when the model improves; never loosen without a
+#    (fractions; the coverage gate set 2026-12-02 with the split-conformal
+#    intervals, leave-one-source-out, on the merged model). Tighten when the model improves; never loosen without a
 #    reason written here.
 #  - the former gate, kept on the rows it was set on (the 63 GT- rows, library
 #    constants): median <= 0.25.
@@ -24,13 +25,13 @@
 . "$(dirname "$0")/../lib/suite.sh"
 REG_MEDIAN=${REG_MEDIAN:-0.26}
 REG_P90=${REG_P90:-1.41}
-REG_COVERAGE=${REG_COVERAGE:-0.72}
+REG_COVERAGE=${REG_COVERAGE:-0.83}
 tool=$BUILD/tools/accuracy_throughput
 csv=validation/measurements.csv
 [ -x "$tool" ] || abort "accuracy_throughput: $tool not built"
 [ -f "$csv" ] || abort "$csv missing; throughput accuracy not scored"
 "$tool" --csv "$csv" --target-median 0.15 --target-coverage 0.80 2>&1 |
-    grep -E '^  (library constants|in sample|OUT OF SAMPLE|  rows of the)|^coverage|^target:' |
+    grep -E '^  (library constants|in sample|OUT OF SAMPLE|  rows of the)|^coverage|^interval width|^target:' |
     sed 's/^ */note: /'
 "$tool" --csv "$csv" --max-median "$REG_MEDIAN" --max-p90 "$REG_P90" --min-coverage "$REG_COVERAGE" \
     --max-gt-lib-median 0.25 --check-intervals validation/intervals-throughput.csv |

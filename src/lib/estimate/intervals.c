@@ -3,12 +3,14 @@
  * verdict (estimate.h).
  *
  * The intervals are validation/intervals-{memory,throughput}.csv, compiled
- * in (tools/embed.c): for each class stack|method|kind, the 10th and 90th
- * percentile of the signed error (predicted - measured) / measured of the
- * out-of-sample predictions of `make accuracy` (each source family's rows
- * predicted with the constants refitted without it), as measured /
- * predicted factors. Nothing here is fitted: the table is `make
- * intervals`' output and `make check` fails while it is stale.
+ * in (tools/embed.c): for each class stack|method|kind, the split-conformal
+ * 80 % interval of the out-of-sample predictions of `make accuracy` (each
+ * source family's rows predicted with the constants refitted without it),
+ * with the source family as the exchangeable unit and a class of fewer than
+ * 4 families pooled into its parent (tools/scoring.h; Lei et al. 2018,
+ * Lee, Barber & Willett 2023), as measured / predicted factors
+ * [e^-q, e^q]. Nothing here is fitted: the table is `make intervals`'
+ * output and `make check` fails while it is stale.
  *
  * Not here: how the intervals are computed (tools/scoring.h), rendering.
  */
@@ -29,8 +31,10 @@ enum {
     COL_N_ROWS,
     COL_BOUNDS_FROM,
     COL_N_USED,
-    COL_ERR_P10,
-    COL_ERR_P90,
+    COL_N_SOURCES,
+    COL_SCORE_Q,
+    COL_ERR_LOW,
+    COL_ERR_HIGH,
     COL_FACTOR_LOW,
     COL_FACTOR_HIGH,
     COL_COUNT_MIN = COL_FACTOR_HIGH + 1
@@ -139,6 +143,47 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+void gpuplan_memory_ranges_fill(const struct gpuplan_memory_estimate *m,
+                                const struct gpuplan_interval *allocated,
+                                const struct gpuplan_interval *reserved,
+                                struct gpuplan_estimate_ranges *out)
+{
+    const struct gpuplan_memory_per_gpu *g = &m->per_gpu;
+    out->allocated = *allocated;
+    out->reserved = *reserved;
+    out->has_memory = true;
+    out->peak_allocated_low_bytes = scaled(g->peak_allocated_bytes, allocated->factor_low);
+    out->peak_allocated_high_bytes = scaled(g->peak_allocated_bytes, allocated->factor_high);
+    out->peak_reserved_low_bytes = scaled(g->peak_reserved_bytes, reserved->factor_low);
+    out->peak_reserved_high_bytes = scaled(g->peak_reserved_bytes, reserved->factor_high);
+    /* the allocator reserves at least what it allocated */
+    if (out->peak_reserved_low_bytes < out->peak_allocated_low_bytes)
+        out->peak_reserved_low_bytes = out->peak_allocated_low_bytes;
+    if (out->peak_reserved_high_bytes < out->peak_allocated_high_bytes)
+        out->peak_reserved_high_bytes = out->peak_allocated_high_bytes;
+    /* context, NCCL buffers and managed memory lie outside the allocator: not scaled */
+    const uint64_t outside = g->device_total_bytes > g->peak_reserved_bytes
+                                 ? g->device_total_bytes - g->peak_reserved_bytes
+                                 : 0;
+    out->device_total_low_bytes = sat_add(out->peak_reserved_low_bytes, outside);
+    out->device_total_high_bytes = sat_add(out->peak_reserved_high_bytes, outside);
+    out->has_verdict = false;
+    out->over_bytes = 0;
+    if (!m->has_gpu)
+        return;
+    out->has_verdict = true;
+    const uint64_t usable = m->gpu_usable_bytes;
+    if (out->device_total_high_bytes <= usable) {
+        out->verdict = GPUPLAN_VERDICT_FITS;
+    } else if (out->device_total_low_bytes > usable) {
+        out->verdict = GPUPLAN_VERDICT_DOES_NOT_FIT;
+    } else {
+        out->verdict = GPUPLAN_VERDICT_MAY_NOT_FIT;
+        const uint64_t over = out->device_total_high_bytes - usable;
+        out->over_bytes = over > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)over;
+    }
+}
+
 void gpuplan_estimate_ranges_fill(const struct gpuplan_estimate *e,
                                   struct gpuplan_estimate_ranges *out)
 {
@@ -147,41 +192,10 @@ void gpuplan_estimate_ranges_fill(const struct gpuplan_estimate *e,
         return; /* the serving figures are scored by tools/accuracy_serving.c, no intervals yet */
     const char *stack = gpuplan_framework_name(e->job.stack);
     const char *method = gpuplan_method_name(e->job.method);
-    const struct gpuplan_memory_estimate *m = &e->memory.est;
-    const struct gpuplan_memory_per_gpu *g = &m->per_gpu;
-    if (gpuplan_interval_find("memory", stack, method, "allocated", &out->allocated) &&
-        gpuplan_interval_find("memory", stack, method, "reserved", &out->reserved)) {
-        out->has_memory = true;
-        out->peak_allocated_low_bytes = scaled(g->peak_allocated_bytes, out->allocated.factor_low);
-        out->peak_allocated_high_bytes =
-            scaled(g->peak_allocated_bytes, out->allocated.factor_high);
-        out->peak_reserved_low_bytes = scaled(g->peak_reserved_bytes, out->reserved.factor_low);
-        out->peak_reserved_high_bytes = scaled(g->peak_reserved_bytes, out->reserved.factor_high);
-        /* the allocator reserves at least what it allocated */
-        if (out->peak_reserved_low_bytes < out->peak_allocated_low_bytes)
-            out->peak_reserved_low_bytes = out->peak_allocated_low_bytes;
-        if (out->peak_reserved_high_bytes < out->peak_allocated_high_bytes)
-            out->peak_reserved_high_bytes = out->peak_allocated_high_bytes;
-        /* context, NCCL buffers and managed memory lie outside the allocator: not scaled */
-        const uint64_t outside = g->device_total_bytes > g->peak_reserved_bytes
-                                     ? g->device_total_bytes - g->peak_reserved_bytes
-                                     : 0;
-        out->device_total_low_bytes = sat_add(out->peak_reserved_low_bytes, outside);
-        out->device_total_high_bytes = sat_add(out->peak_reserved_high_bytes, outside);
-        if (m->has_gpu) {
-            out->has_verdict = true;
-            const uint64_t usable = m->gpu_usable_bytes;
-            if (out->device_total_high_bytes <= usable) {
-                out->verdict = GPUPLAN_VERDICT_FITS;
-            } else if (out->device_total_low_bytes > usable) {
-                out->verdict = GPUPLAN_VERDICT_DOES_NOT_FIT;
-            } else {
-                out->verdict = GPUPLAN_VERDICT_MAY_NOT_FIT;
-                const uint64_t over = out->device_total_high_bytes - usable;
-                out->over_bytes = over > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)over;
-            }
-        }
-    }
+    struct gpuplan_interval allocated, reserved;
+    if (gpuplan_interval_find("memory", stack, method, "allocated", &allocated) &&
+        gpuplan_interval_find("memory", stack, method, "reserved", &reserved))
+        gpuplan_memory_ranges_fill(&e->memory.est, &allocated, &reserved, out);
     if (e->has_throughput &&
         gpuplan_interval_find("throughput", stack, method, "-", &out->throughput)) {
         const struct gpuplan_throughput *t = &e->throughput;

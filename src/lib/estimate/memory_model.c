@@ -1470,6 +1470,9 @@ void gpuplan_memory_terms_finish(const struct gpuplan_memory_terms *t,
     struct gpuplan_memory_per_gpu *g = &out->per_gpu;
     g->device_total_bytes = gpuplan_bytes_from_double(reserved + context + nccl + managed);
     out->host_ram_bytes = gpuplan_bytes_from_double(c.host);
+    /* the peaks without the breakdown too: the planner's memory range scales them */
+    g->peak_allocated_bytes = gpuplan_bytes_from_double(allocated);
+    g->peak_reserved_bytes = gpuplan_bytes_from_double(reserved);
     if (gpu)
         verdict(gpu, out);
     if (!breakdown)
@@ -1481,7 +1484,6 @@ void gpuplan_memory_terms_finish(const struct gpuplan_memory_terms *t,
     g->adapters_bytes = gpuplan_bytes_from_double(c.adapters);
     g->kv_cache_bytes = gpuplan_bytes_from_double(c.kv);
     g->overhead_bytes = gpuplan_bytes_from_double(c.overhead + nccl);
-    g->peak_allocated_bytes = gpuplan_bytes_from_double(allocated);
     g->load_peak_bytes = gpuplan_bytes_from_double(t->load);
     /*
      * Variable-length batches (--packed no): PyTorch's caching allocator keeps
@@ -1500,7 +1502,6 @@ void gpuplan_memory_terms_finish(const struct gpuplan_memory_terms *t,
         const double top = usable_bytes(gpu) - context - nccl - managed;
         g->reserved_varlen_high_bytes = gpuplan_bytes_from_double(top > reserved ? top : reserved);
     }
-    g->peak_reserved_bytes = gpuplan_bytes_from_double(reserved);
     g->cuda_context_bytes = gpuplan_bytes_from_double(context);
     g->managed_bytes = gpuplan_bytes_from_double(managed);
 }

@@ -74,6 +74,13 @@ static void materialise(const struct search *s, const struct candidate *c, struc
     p->usable_bytes = m.gpu_usable_bytes;
     p->headroom_bytes = m.headroom_bytes;
     p->fits = m.fits;
+    struct gpuplan_estimate_ranges rg;
+    gpuplan_plan_memory_range(s, p->job.method, &m, &rg);
+    p->has_range = rg.has_memory && rg.has_verdict;
+    p->range_verdict = rg.verdict;
+    p->memory_low_bytes = rg.device_total_low_bytes;
+    p->memory_high_bytes = rg.device_total_high_bytes;
+    p->range_over_bytes = rg.over_bytes;
     struct gpuplan_throughput_system sys;
     gpuplan_throughput_system_init(&sys);
     sys.gpu = l->gpu;
@@ -179,10 +186,11 @@ static void variants(const struct search *s, const struct candidate *c, struct g
     struct candidate seen[16];
     size_t k = 0;
     for (size_t i = 0; i < s->n_layouts; i++) {
-        const struct candidate *o = &s->best[i];
+        const struct candidate *o = c->compromise ? &s->best[i] : &s->best_plain[i];
         const struct layout *ol = &s->layouts[i];
         const uint32_t on = ol->gpus_per_node * ol->nodes;
-        if (!o->valid || ol->gpu != l->gpu || on == n || o->compromise != c->compromise)
+        if (!o->valid || ol->gpu != l->gpu || on == n || o->compromise != c->compromise ||
+            o->may_not_fit != c->may_not_fit)
             continue;
         size_t j = 0;
         while (j < k &&
@@ -277,30 +285,29 @@ static void sort_by_keys(const struct search *s, struct candidate *c, size_t n)
         lead = end;
     }
 }
-/*
- * The list: the best candidate of each GPU type, plans without a compromise in the
- * objective's order and compromises (offload) in theirs, merged so that a compromise
- * comes before a plan without only when gpuplan_plan_better says so (it is faster and
- * ranks first by the objective): a total, deterministic order.
- */
-static void pick_top(struct search *s, struct gpuplan_plan_result *out)
+/* `c`'s GPU type is already in the list. */
+static bool
+offered(const struct search *s, const struct candidate *c, const struct candidate *chosen, size_t n)
 {
-    struct candidate *per = calloc(s->n_layouts + 1, sizeof *per);
-    if (!per)
-        return;
-    size_t n_per = 0;
-    for (size_t i = 0; i < s->n_layouts; i++) {
-        const struct candidate *c = &s->best[i];
-        if (!c->valid)
-            continue;
-        size_t j = 0;
-        while (j < n_per && !same_offer(s, c, &per[j]))
-            j++;
-        if (j == n_per)
-            per[n_per++] = *c;
-        else if (gpuplan_plan_better(s, c, &per[j]))
-            per[j] = *c;
+    for (size_t i = 0; i < n; i++) {
+        if (same_offer(s, c, &chosen[i]))
+            return true;
     }
+    return false;
+}
+/*
+ * Append to `chosen` (up to k) the candidates of `per` (one memory-range tier), a GPU type
+ * not yet listed each: plans without a compromise in the objective's order and compromises
+ * (offload) in theirs, merged so that a compromise comes before a plan without only when
+ * gpuplan_plan_better says so (it is faster and ranks first by the objective).
+ */
+static void take_tier(struct search *s,
+                      struct candidate *per,
+                      size_t n_per,
+                      struct candidate *chosen,
+                      size_t *n,
+                      size_t k)
+{
     /* split: plain first in the array, compromises after */
     size_t n_plain = 0;
     for (size_t i = 0; i < n_per; i++) {
@@ -312,14 +319,62 @@ static void pick_top(struct search *s, struct gpuplan_plan_result *out)
     }
     sort_by_keys(s, per, n_plain);
     sort_by_keys(s, per + n_plain, n_per - n_plain);
-    struct candidate chosen[GPUPLAN_PLAN_MAX_TOP];
-    size_t n = 0, a = 0, b = n_plain;
-    const size_t k = s->req->top_k;
-    while (n < k && (a < n_plain || b < n_per)) {
+    size_t a = 0, b = n_plain;
+    while (*n < k && (a < n_plain || b < n_per)) {
         const bool take_comp =
             b < n_per && (a >= n_plain || gpuplan_plan_better(s, &per[b], &per[a]));
-        chosen[n++] = take_comp ? per[b++] : per[a++];
+        const struct candidate *x = take_comp ? &per[b++] : &per[a++];
+        if (!offered(s, x, chosen, *n))
+            chosen[(*n)++] = *x;
     }
+}
+/* Keep `c` in `per` (n_per entries) as the best of its GPU type, tier and compromise class. */
+static void
+keep_offer(const struct search *s, const struct candidate *c, struct candidate *per, size_t *n_per)
+{
+    size_t j = 0;
+    while (j < *n_per && !(same_offer(s, c, &per[j]) && per[j].compromise == c->compromise &&
+                           per[j].may_not_fit == c->may_not_fit))
+        j++;
+    if (j == *n_per)
+        per[(*n_per)++] = *c;
+    else if (gpuplan_plan_better(s, c, &per[j]))
+        per[j] = *c;
+}
+/*
+ * The list: the best plan of each GPU type; the plans whose whole memory range fits
+ * first, then those that may not fit (gpuplan_plan_better), each tier as take_tier orders
+ * it: a total, deterministic order. Each layout offers its best plan and its best plan
+ * without a compromise: a layout whose fastest plan offloads (its plans without offload
+ * having moved to a smaller micro-batch for their range) still competes without offload.
+ */
+static void pick_top(struct search *s, struct gpuplan_plan_result *out)
+{
+    /* a GPU type has at most one entry per (tier, compromise): four */
+    struct candidate *per = calloc(4 * s->n_layouts + 1, sizeof *per);
+    if (!per)
+        return;
+    size_t n_per = 0;
+    for (size_t i = 0; i < s->n_layouts; i++) {
+        if (s->best[i].valid)
+            keep_offer(s, &s->best[i], per, &n_per);
+        if (s->best_plain[i].valid)
+            keep_offer(s, &s->best_plain[i], per, &n_per);
+    }
+    /* split: the plans whose range fits first in the array, those that may not fit after */
+    size_t n_fit = 0;
+    for (size_t i = 0; i < n_per; i++) {
+        if (!per[i].may_not_fit) {
+            const struct candidate x = per[i];
+            per[i] = per[n_fit];
+            per[n_fit++] = x;
+        }
+    }
+    struct candidate chosen[GPUPLAN_PLAN_MAX_TOP];
+    size_t n = 0;
+    const size_t k = s->req->top_k;
+    take_tier(s, per, n_fit, chosen, &n, k);
+    take_tier(s, per + n_fit, n_per - n_fit, chosen, &n, k);
     free(per);
     for (size_t i = 0; i < n; i++) {
         materialise(s, &chosen[i], &out->top[i]);
@@ -331,9 +386,11 @@ static void pick_top(struct search *s, struct gpuplan_plan_result *out)
 }
 static void pick_pareto(struct search *s, struct gpuplan_plan_result *out)
 {
+    /* the set gpuplan_plan_pareto_set names, sorted here */
+    const int r = s->top0.valid && s->top0.may_not_fit ? 1 : 0;
     const int w = s->top0.valid && !s->top0.compromise ? 1 : 0;
-    struct candidate *set = s->pareto[w];
-    const size_t n_set = s->n_pareto[w];
+    struct candidate *set = s->pareto[r][w];
+    const size_t n_set = s->n_pareto[r][w];
     qsort(set, n_set, sizeof set[0], cmp_candidate_time);
     const size_t n = n_set < GPUPLAN_PLAN_MAX_PARETO ? n_set : GPUPLAN_PLAN_MAX_PARETO;
     for (size_t i = 0; i < n; i++) {
@@ -465,6 +522,7 @@ static enum gpuplan_status search_once(const struct gpuplan_model *model,
     s->allow = gpuplan_plan_implied_allow(req, catalog);
     struct gpuplan_job resolved;
     gpuplan_job_resolve(&req->job, &resolved);
+    gpuplan_plan_intervals_init(s, &resolved);
     st = gpuplan_memory_profile_build(&s->mem, model, resolved.lora_target_roles,
                                       resolved.lora_rank, err);
     if (st == GPUPLAN_OK)
@@ -475,7 +533,8 @@ static enum gpuplan_status search_once(const struct gpuplan_model *model,
         st = gpuplan_plan_build_shapes(s, err);
     if (st == GPUPLAN_OK) {
         s->best = calloc(s->n_layouts ? s->n_layouts : 1, sizeof *s->best);
-        if (!s->best)
+        s->best_plain = calloc(s->n_layouts ? s->n_layouts : 1, sizeof *s->best_plain);
+        if (!s->best || !s->best_plain)
             st = gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
     }
     if (st != GPUPLAN_OK)
@@ -498,6 +557,7 @@ static enum gpuplan_status search_once(const struct gpuplan_model *model,
 out:
     gpuplan_plan_free_shapes(s);
     free(s->best);
+    free(s->best_plain);
     free(s->layouts);
     free(s);
     return st;

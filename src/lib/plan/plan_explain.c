@@ -355,8 +355,23 @@ layout_reasons(const struct search *s, struct gpuplan_plan *p, const struct gpup
     const uint32_t n = p->gpus_per_node * p->nodes;
     const double used = gpuplan_gib_from_bytes(p->memory_per_gpu_bytes);
     const double usable = gpuplan_gib_from_bytes(p->usable_bytes);
-    REASON(p, "%u x %s: %.1f GiB per GPU of %.1f GiB usable (%.0f %% headroom)", n, p->gpu->id,
-           used, usable, usable > 0 ? 100.0 * (usable - used) / usable : 0.0);
+    const double headroom_pct = usable > 0 ? 100.0 * (usable - used) / usable : 0.0;
+    if (p->has_range)
+        REASON(p,
+               "%u x %s: %.1f GiB per GPU of %.1f GiB usable (%.0f %% headroom; 80 %% range "
+               "%.1f-%.1f GiB)",
+               n, p->gpu->id, used, usable, headroom_pct,
+               gpuplan_gib_from_bytes(p->memory_low_bytes),
+               gpuplan_gib_from_bytes(p->memory_high_bytes));
+    else
+        REASON(p, "%u x %s: %.1f GiB per GPU of %.1f GiB usable (%.0f %% headroom)", n, p->gpu->id,
+               used, usable, headroom_pct);
+    if (p->has_range && p->range_verdict != GPUPLAN_VERDICT_FITS)
+        WARNING(p,
+                "MAY NOT FIT: the top of the 80 %% memory range, %.1f GiB per GPU, is %.1f GiB "
+                "over the %.1f GiB usable: ranked after the plans whose whole range fits",
+                gpuplan_gib_from_bytes(p->memory_high_bytes),
+                gpuplan_gib_from_bytes((uint64_t)p->range_over_bytes), usable);
     count_reason(s, p);
     REASON(p, "%s", sharding_words(job->sharding));
     REASON(p, "bottleneck: %s, MFU %.0f %%", p->bottleneck, 100.0 * p->mfu);
@@ -388,22 +403,24 @@ layout_reasons(const struct search *s, struct gpuplan_plan *p, const struct gpup
 /*
  * The time-vs-cost trade-off in words: the fastest feasible plan whose cost is
  * within SIMILAR_COST_FRACTION of the cheapest (among plans of the same kind as
- * the top one: with or without a compromise), when it is faster than the top plan.
+ * the top one: with or without a compromise, its memory range fitting or not), when it
+ * is faster than the top plan.
  * The Pareto set holds it: nothing cheaper is faster.
  */
 static void tradeoff_note(const struct search *s, struct gpuplan_plan_result *out)
 {
     if (out->n_top == 0 || s->req->objective != GPUPLAN_OBJECTIVE_COST || !s->top0.valid)
         return;
-    const int w = s->top0.compromise ? 0 : 1;
+    size_t n_set = 0;
+    const struct candidate *set = gpuplan_plan_pareto_set(s, &n_set);
     double cheapest = INFINITY;
-    for (size_t i = 0; i < s->n_pareto[w]; i++) {
-        if (s->pareto[w][i].cost_key < cheapest)
-            cheapest = s->pareto[w][i].cost_key;
+    for (size_t i = 0; i < n_set; i++) {
+        if (set[i].cost_key < cheapest)
+            cheapest = set[i].cost_key;
     }
     const struct candidate *fast = NULL;
-    for (size_t i = 0; i < s->n_pareto[w]; i++) {
-        const struct candidate *c = &s->pareto[w][i];
+    for (size_t i = 0; i < n_set; i++) {
+        const struct candidate *c = &set[i];
         if (c->cost_key <= cheapest * (1.0 + SIMILAR_COST_FRACTION) &&
             (!fast || c->time_key < fast->time_key))
             fast = c;
@@ -571,9 +588,15 @@ static void compromise_note(const struct search *s, struct gpuplan_plan_result *
 {
     if (out->n_top == 0)
         return;
-    if (out->top[0].compromise && s->any_plain)
+    /* the plans without offload that rank after: slower, or (the top plan's range fitting)
+     * all of them may not fit */
+    const bool top_fits = !s->top0.may_not_fit;
+    if (out->top[0].compromise && (s->any_plain_fit || (s->any_plain && !top_fits)))
         NOTE(out, "offload ranks first here: every plan without it that meets the constraints is "
                   "slower");
+    else if (out->top[0].compromise && s->any_plain)
+        NOTE(out, "offload ranks first here: every plan without it that meets the constraints "
+                  "MAY NOT FIT (the top of its 80 %% memory range is over the usable memory)");
     else if (out->top[0].compromise)
         NOTE(out, "%s",
              GPUPLAN_TR("only offload meets the constraints: it is slow; without it "
@@ -584,11 +607,37 @@ static void compromise_note(const struct search *s, struct gpuplan_plan_result *
                         "pass --offload to rank by the objective alone"));
 }
 
+/*
+ * Plans whose memory range may not fit rank after those whose range fits: say when that
+ * decided the top plan, or when no plan's whole range fits.
+ */
+static void range_note(const struct search *s, struct gpuplan_plan_result *out)
+{
+    if (out->n_top == 0)
+        return;
+    if (s->top0.may_not_fit) {
+        NOTE(out, "no plan's whole 80 %% memory range fits: every plan listed MAY NOT FIT "
+                  "(each warns by how much); more GPUs, a smaller micro-batch or more "
+                  "checkpointing give the margin");
+        return;
+    }
+    const struct candidate *b = &s->best_may_not_fit;
+    if (!b->valid || !gpuplan_plan_better_in_tier(s, b, &s->top0))
+        return;
+    const struct layout *l = &s->layouts[b->layout];
+    NOTE(out,
+         "ranked by the memory range: %u x %s at micro-batch %llu ranks first by the objective "
+         "but MAY NOT FIT (the top of its 80 %% range is %.1f GiB over the usable memory), so "
+         "it ranks after the plans whose whole range fits",
+         l->gpus_per_node * l->nodes, l->gpu->id, (unsigned long long)b->micro_batch,
+         gpuplan_gib_from_bytes((uint64_t)b->range_over_bytes));
+}
+
 /* S14: a single GPU that does the job is a prototype (only when it needs no offload). */
 static void prototype_note(const struct search *s, struct gpuplan_plan_result *out)
 {
     if (out->n_top == 0 || !s->best_single.valid || s->best_single.compromise ||
-        out->top[0].gpus_per_node * out->top[0].nodes <= 1)
+        s->best_single.may_not_fit || out->top[0].gpus_per_node * out->top[0].nodes <= 1)
         return;
     const struct layout *l = &s->layouts[s->best_single.layout];
     const char *method = gpuplan_method_name((enum gpuplan_method)s->best_single.method);
@@ -611,6 +660,7 @@ void gpuplan_plan_run_notes(const struct search *s, struct gpuplan_plan_result *
     feasibility_notes(s, out);
     basis_note(s, out);
     compromise_note(s, out);
+    range_note(s, out);
     tradeoff_note(s, out);
     prototype_note(s, out);
 }

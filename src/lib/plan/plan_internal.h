@@ -84,6 +84,8 @@ struct candidate {
     bool listed;              /* may enter the list (its view's price and budget) */
     bool buyable;             /* has a purchase price within the budget */
     bool compromise;          /* offload that the user did not fix */
+    bool may_not_fit;         /* the top of its memory range is over the usable memory */
+    int64_t range_over_bytes; /* ... by this much per GPU */
     bool valid;
 };
 
@@ -98,11 +100,13 @@ struct search {
     size_t n_layouts;
     struct shape *shapes; /* the layouts' shapes (training search only) */
     size_t n_shapes;
-    struct candidate *best; /* per layout */
-    /* Pareto sets over (time, cost): [0] every feasible candidate, [1] those that are no
-     * compromise; the result shows [1] when the top plan is no compromise */
-    struct candidate pareto[2][PARETO_CAP];
-    size_t n_pareto[2];
+    struct candidate *best;       /* per layout */
+    struct candidate *best_plain; /* per layout, the best that is no compromise */
+    /* Pareto sets over (time, cost): [r][0] every feasible candidate, [r][1] those that are
+     * no compromise; r = 0 those whose memory range fits, r = 1 all. The result shows
+     * [top plan may not fit][top plan is no compromise] (gpuplan_plan_pareto_set) */
+    struct candidate pareto[2][2][PARETO_CAP];
+    size_t n_pareto[2][2];
     struct candidate best_single; /* best feasible 1-GPU candidate (seed S14) */
     struct candidate top0;        /* the top recommendation */
     uint64_t evaluated, fitting, feasible;
@@ -112,6 +116,7 @@ struct search {
     uint64_t n_no_price;              /* on-prem: dropped for want of a purchase price */
     struct candidate best_compromise; /* best compromise by the keys alone */
     bool any_plain;                   /* a feasible candidate that is no compromise */
+    bool any_plain_fit;               /* ... whose memory range fits */
     int view;                         /* PLAN_VIEW_RENT or PLAN_VIEW_BUY (on-prem) */
     uint32_t allow;                   /* --allow with what the request implies */
     struct candidate best_care;       /* the best beyond the standard stack, not allowed */
@@ -119,6 +124,12 @@ struct search {
     uint64_t too_long;                /* past --max-run-days (no deadline) */
     struct candidate miss_cheap;      /* meets the deadline, not the budget: the cheapest */
     struct candidate miss_fast;       /* within the budget, not the deadline: the fastest */
+    /* the memory intervals of the request's stack, per method (looked up once per run) */
+    bool has_interval[GPUPLAN_METHOD_COUNT];
+    struct gpuplan_interval interval_allocated[GPUPLAN_METHOD_COUNT];
+    struct gpuplan_interval interval_reserved[GPUPLAN_METHOD_COUNT];
+    uint64_t may_not_fit;              /* feasible candidates whose range may not fit */
+    struct candidate best_may_not_fit; /* the best of those (gpuplan_plan_better_in_tier) */
 };
 
 /* ---- words (plan_explain.c) ---- */
@@ -186,7 +197,22 @@ double gpuplan_plan_first_key(const struct search *s, const struct candidate *c)
 bool gpuplan_plan_keys_better(const struct search *s,
                               const struct candidate *a,
                               const struct candidate *b);
-/* `a` ranks before `b`: compromises (unasked offload) after the rest. */
+/* The Pareto set of plans like the top one (its range tier, with or without a compromise). */
+const struct candidate *gpuplan_plan_pareto_set(const struct search *s, size_t *n);
+/* The memory intervals of the request's stack for each method (s->interval_*). */
+void gpuplan_plan_intervals_init(struct search *s, const struct gpuplan_job *resolved);
+/* The 80 % range of memory estimate `m` of a job of `method` (has_memory false: none). */
+void gpuplan_plan_memory_range(const struct search *s,
+                               enum gpuplan_method method,
+                               const struct gpuplan_memory_estimate *m,
+                               struct gpuplan_estimate_ranges *out);
+/* `a` ranks before `b` with the memory range left aside: compromises (unasked offload)
+ * after the rest. */
+bool gpuplan_plan_better_in_tier(const struct search *s,
+                                 const struct candidate *a,
+                                 const struct candidate *b);
+/* `a` ranks before `b`: a plan whose memory range may not fit after those whose range fits,
+ * then compromises (unasked offload) after the rest. */
 bool gpuplan_plan_better(const struct search *s,
                          const struct candidate *a,
                          const struct candidate *b);

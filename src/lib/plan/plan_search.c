@@ -442,6 +442,35 @@ void gpuplan_plan_job_for(const struct search *s,
     job->tp = c->tp ? c->tp : 1;
     job->pp = c->pp ? c->pp : 1;
 }
+const struct candidate *gpuplan_plan_pareto_set(const struct search *s, size_t *n)
+{
+    const int r = s->top0.valid && s->top0.may_not_fit ? 1 : 0;
+    const int w = s->top0.valid && !s->top0.compromise ? 1 : 0;
+    *n = s->n_pareto[r][w];
+    return s->pareto[r][w];
+}
+void gpuplan_plan_intervals_init(struct search *s, const struct gpuplan_job *resolved)
+{
+    const char *stack = gpuplan_framework_name(resolved->stack);
+    for (size_t i = 0; i < GPUPLAN_METHOD_COUNT; i++) {
+        const char *method = gpuplan_method_name((enum gpuplan_method)i);
+        s->has_interval[i] =
+            i != GPUPLAN_METHOD_INFER &&
+            gpuplan_interval_find("memory", stack, method, "allocated",
+                                  &s->interval_allocated[i]) &&
+            gpuplan_interval_find("memory", stack, method, "reserved", &s->interval_reserved[i]);
+    }
+}
+void gpuplan_plan_memory_range(const struct search *s,
+                               enum gpuplan_method method,
+                               const struct gpuplan_memory_estimate *m,
+                               struct gpuplan_estimate_ranges *out)
+{
+    memset(out, 0, sizeof *out);
+    if ((unsigned)method < GPUPLAN_METHOD_COUNT && s->has_interval[method])
+        gpuplan_memory_ranges_fill(m, &s->interval_allocated[method], &s->interval_reserved[method],
+                                   out);
+}
 bool gpuplan_plan_headroom_ok(const struct gpuplan_plan_request *req,
                               const struct gpuplan_job *job,
                               const struct gpuplan_memory_estimate *m)
@@ -548,6 +577,18 @@ bool gpuplan_plan_keys_better(const struct search *s,
 bool gpuplan_plan_better(const struct search *s,
                          const struct candidate *a,
                          const struct candidate *b)
+{
+    /* A plan that may run out of memory (the top of its 80 % range over the usable memory)
+     * is not one to sign: every plan whose whole range fits ranks first, whatever the
+     * objective; inside each tier the objective and the compromise rule decide
+     * (docs/planner.md, "Fit and the memory range"). */
+    if (a->valid && b->valid && a->may_not_fit != b->may_not_fit)
+        return !a->may_not_fit;
+    return gpuplan_plan_better_in_tier(s, a, b);
+}
+bool gpuplan_plan_better_in_tier(const struct search *s,
+                                 const struct candidate *a,
+                                 const struct candidate *b)
 {
     /* Offload (slow) only when nothing else meets the constraints: it ranks after every plan
      * without, whatever the objective. An offload plan that is faster than the plan without
@@ -692,17 +733,26 @@ record(struct search *s, const struct layout *l, const struct gpuplan_job *job, 
     c->valid = true;
     s->feasible++;
     c->compromise = !req->offload_fixed && job->offload != GPUPLAN_OFFLOAD_NONE;
+    s->may_not_fit += c->may_not_fit;
+    if (c->may_not_fit && gpuplan_plan_better_in_tier(s, c, &s->best_may_not_fit))
+        s->best_may_not_fit = *c;
     if (c->compromise && gpuplan_plan_keys_better(s, c, &s->best_compromise))
         s->best_compromise = *c;
     if (!c->compromise)
         s->any_plain = true;
+    if (!c->compromise && !c->may_not_fit)
+        s->any_plain_fit = true;
     if (gpuplan_plan_better(s, c, &s->best[c->layout]))
         s->best[c->layout] = *c;
+    if (!c->compromise && gpuplan_plan_better(s, c, &s->best_plain[c->layout]))
+        s->best_plain[c->layout] = *c;
     if (l->gpus_per_node * l->nodes == 1 && gpuplan_plan_better(s, c, &s->best_single))
         s->best_single = *c;
-    pareto_add(s->pareto[0], &s->n_pareto[0], c);
-    if (!c->compromise)
-        pareto_add(s->pareto[1], &s->n_pareto[1], c);
+    for (int r = c->may_not_fit ? 1 : 0; r < 2; r++) {
+        pareto_add(s->pareto[r][0], &s->n_pareto[r][0], c);
+        if (!c->compromise)
+            pareto_add(s->pareto[r][1], &s->n_pareto[r][1], c);
+    }
 }
 
 /* The budget's measure of `c` in the run's view (capex buying, the cloud run renting). */
@@ -720,12 +770,19 @@ static void track_miss(struct search *s, const struct candidate *c, bool in_time
 {
     if (c->care & ~s->allow)
         return;
-    if (in_time && !in_budget && isfinite(spend_of(s, c)) &&
-        (!s->miss_cheap.valid || spend_of(s, c) < spend_of(s, &s->miss_cheap))) {
+    /* a miss whose memory range fits before one that may not (as the list ranks) */
+    const struct candidate *cheap = &s->miss_cheap, *fast = &s->miss_fast;
+    const bool cheaper = !cheap->valid || (c->may_not_fit != cheap->may_not_fit
+                                               ? !c->may_not_fit
+                                               : spend_of(s, c) < spend_of(s, cheap));
+    const bool faster =
+        !fast->valid ||
+        (c->may_not_fit != fast->may_not_fit ? !c->may_not_fit : c->time_key < fast->time_key);
+    if (in_time && !in_budget && isfinite(spend_of(s, c)) && cheaper) {
         s->miss_cheap = *c;
         s->miss_cheap.valid = true;
     }
-    if (in_budget && !in_time && (!s->miss_fast.valid || c->time_key < s->miss_fast.time_key)) {
+    if (in_budget && !in_time && faster) {
         s->miss_fast = *c;
         s->miss_fast.valid = true;
     }
@@ -796,6 +853,10 @@ evaluate(struct search *s, struct candidate *c, struct gpuplan_job *base, size_t
     if (!gpuplan_plan_headroom_ok(s->req, job, &m))
         return CANDIDATE_MISFIT;
     s->fitting++;
+    struct gpuplan_estimate_ranges rg;
+    gpuplan_plan_memory_range(s, job->method, &m, &rg);
+    c->may_not_fit = rg.has_verdict && rg.verdict != GPUPLAN_VERDICT_FITS;
+    c->range_over_bytes = c->may_not_fit ? rg.over_bytes : 0;
     struct gpuplan_throughput t;
     double extra_capex_usd = 0.0;
     if (!server_holds(s, l, job, &m, &extra_capex_usd) || !time_ok(s, l, job, c, &t))

@@ -93,6 +93,17 @@ static json_t *plan_json(const struct gpuplan_plan *p)
     json_object_set_new(o, "host_ram_needed_bytes",
                         json_integer((json_int_t)p->host_ram_needed_bytes));
     json_object_set_new(o, "fits", json_boolean(p->fits));
+    /* training: the 80 % range of the device total and its verdict (null without one) */
+    json_object_set_new(o, "verdict",
+                        p->has_range ? json_string(gpuplan_fit_verdict_name(p->range_verdict))
+                                     : json_null());
+    json_object_set_new(o, "memory_per_gpu_low_bytes",
+                        p->has_range ? json_integer((json_int_t)p->memory_low_bytes) : json_null());
+    json_object_set_new(o, "memory_per_gpu_high_bytes",
+                        p->has_range ? json_integer((json_int_t)p->memory_high_bytes)
+                                     : json_null());
+    json_object_set_new(o, "over_bytes",
+                        p->has_range ? json_integer((json_int_t)p->range_over_bytes) : json_null());
     json_object_set_new(o, "tokens_per_s", json_real(sig4(p->tokens_per_s)));
     json_object_set_new(o, "mfu", json_real(sig4(p->mfu)));
     json_object_set_new(o, "bottleneck", json_string(p->bottleneck ? p->bottleneck : ""));
