@@ -16,15 +16,17 @@
 #    median <= REG_MEDIAN, p90 <= REG_P90, coverage >= REG_COVERAGE
 #    (fractions; the coverage gate set 2026-12-02 with the split-conformal
 #    intervals, leave-one-source-out, on the merged model). Tighten when the model improves; never loosen without a
-#    reason written here.
+#    reason written here. Tightened 2026-12-02 to median 0.23, p90 0.84 when
+#    the 29 usable throughput rows of NT-137..200 joined (136 rows: 22.4 %,
+#    83.0 % out of sample, the model unchanged by them).
 #  - the former gate, kept on the rows it was set on (the 63 GT- rows, library
 #    constants): median <= 0.25.
 #  - validation/intervals-throughput.csv must equal what the tool computes now.
 # The issue's targets (out-of-sample median <= 15 %, coverage >= 80 %) are
 # printed as notes. Uses the binaries of $BUILD (built by `make check`).
 . "$(dirname "$0")/../lib/suite.sh"
-REG_MEDIAN=${REG_MEDIAN:-0.26}
-REG_P90=${REG_P90:-1.41}
+REG_MEDIAN=${REG_MEDIAN:-0.23}
+REG_P90=${REG_P90:-0.84}
 REG_COVERAGE=${REG_COVERAGE:-0.83}
 tool=$BUILD/tools/accuracy_throughput
 csv=validation/measurements.csv
