@@ -272,6 +272,7 @@ struct gpuplan_plan {
 
 struct gpuplan_plan_result {
     struct gpuplan_plan_request request; /* as run (copy) */
+    char model_id[128];                  /* the model planned for, e.g. "llama-3.1-70b" */
     uint64_t evaluated;                  /* candidates evaluated (memory model runs) */
     uint64_t fitting;                    /* fit with headroom */
     uint64_t feasible;                   /* + met every constraint */

@@ -515,6 +515,7 @@ static enum gpuplan_status search_once(const struct gpuplan_model *model,
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
     memset(out, 0, sizeof *out);
     out->request = *req;
+    (void)snprintf(out->model_id, sizeof out->model_id, "%s", model->id);
     s->req = &out->request;
     s->model = model;
     s->catalog = catalog;

@@ -447,12 +447,14 @@ static void tradeoff_note(const struct search *s, struct gpuplan_plan_result *ou
 static void dropped_notes(const struct search *s, struct gpuplan_plan_result *out)
 {
     const struct gpuplan_plan_request *req = s->req;
-    if (out->n_top == 0 && s->fitting == 0)
+    gpuplan_plan_beyond_max_note(s, out);
+    const bool none_tried = s->evaluated == 0 && s->beyond_max_gpu; /* the note above: why */
+    if (out->n_top == 0 && s->fitting == 0 && !none_tried)
         NOTE(out,
              "nothing fits with %.0f %% headroom in up to %u GPUs: raise --max-gpus, allow "
              "qlora, or a shorter --seq-len",
              100.0 * req->min_headroom_fraction, req->max_gpus);
-    else if (out->n_top == 0)
+    else if (out->n_top == 0 && !none_tried)
         NOTE(out,
              "%llu candidates fit but none meets the constraints (deadline, budget, prices, "
              "what the server holds)",

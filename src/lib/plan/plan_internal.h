@@ -130,7 +130,14 @@ struct search {
     struct gpuplan_interval interval_reserved[GPUPLAN_METHOD_COUNT];
     uint64_t may_not_fit;              /* feasible candidates whose range may not fit */
     struct candidate best_may_not_fit; /* the best of those (gpuplan_plan_better_in_tier) */
+    /* a GPU named with --gpu none of whose offers fits in --max-gpus (an NVL72 rack is 72):
+     * the first such GPU and the fewest GPUs it is offered in */
+    const struct gpuplan_gpu *beyond_max_gpu;
+    uint32_t beyond_max_gpus;
 };
+
+/* The note for beyond_max_gpu, when set: what --max-gpus would include it. */
+void gpuplan_plan_beyond_max_note(const struct search *s, struct gpuplan_plan_result *out);
 
 /* ---- words (plan_explain.c) ---- */
 

@@ -238,6 +238,8 @@ enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
         if (!gpu_selected(req, gpu))
             continue;
         const size_t n_plat = gpu->n_platforms ? gpu->n_platforms : 1;
+        const size_t layouts_before = s->n_layouts;
+        uint32_t fewest_skipped = 0; /* GPUs of the smallest offer --max-gpus left out */
         for (size_t p = 0; p < n_plat && p < GPUPLAN_CATALOG_MAX_PLATFORMS_PER_GPU; p++) {
             const struct gpuplan_platform *platform =
                 gpu->n_platforms ? gpuplan_catalog_find_platform(catalog, gpu->platforms[p]) : NULL;
@@ -252,7 +254,13 @@ enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
                     /* workstations are not clustered: a tower under a desk, not a node */
                     if (nodes > 1 && platform && strcmp(platform->form_factor, "workstation") == 0)
                         continue;
-                    if ((uint64_t)counts[c] * nodes > req->max_gpus || s->n_layouts + 1 >= cap)
+                    if ((uint64_t)counts[c] * nodes > req->max_gpus) {
+                        const uint32_t all = counts[c] * nodes;
+                        if (fewest_skipped == 0 || all < fewest_skipped)
+                            fewest_skipped = all;
+                        continue;
+                    }
+                    if (s->n_layouts + 1 >= cap)
                         continue;
                     struct layout *l = &s->layouts[s->n_layouts++];
                     l->gpu = gpu;
@@ -266,8 +274,23 @@ enum gpuplan_status gpuplan_plan_build_layouts(struct search *s,
                 }
             }
         }
+        /* said only for a GPU the user named (--gpu): a default run does not ask for racks */
+        if (s->n_layouts == layouts_before && fewest_skipped > 0 && !s->beyond_max_gpu &&
+            req->n_gpu_ids > 0) {
+            s->beyond_max_gpu = gpu;
+            s->beyond_max_gpus = fewest_skipped;
+        }
     }
     return GPUPLAN_OK;
+}
+
+void gpuplan_plan_beyond_max_note(const struct search *s, struct gpuplan_plan_result *out)
+{
+    if (s->beyond_max_gpu)
+        NOTE(out,
+             "%s is offered only from %u GPUs (the smallest server or rack it is sold or "
+             "rented in), more than --max-gpus %u: not tried; --max-gpus %u includes it",
+             s->beyond_max_gpu->id, s->beyond_max_gpus, s->req->max_gpus, s->beyond_max_gpus);
 }
 enum gpuplan_status gpuplan_plan_build_shapes(struct search *s, struct gpuplan_error *err)
 {

@@ -965,7 +965,9 @@ static void run_notes(const struct serve_state *st, struct gpuplan_plan_result *
     char load[64], targets[96];
     load_words(st, load, sizeof load);
     targets_words(st, targets, sizeof targets);
-    if (out->n_top == 0 && st->starting == 0)
+    gpuplan_plan_beyond_max_note(&st->base, out);
+    const bool none_tried = st->evaluated == 0 && st->base.beyond_max_gpu;
+    if (out->n_top == 0 && st->starting == 0 && !none_tried)
         NOTE(out,
              "no layout starts the engine in up to %u GPUs (it refuses, or runs out of memory at "
              "CUDA graph capture): raise --max-gpus, or a shorter --max-model-len",
@@ -1079,6 +1081,7 @@ enum gpuplan_status gpuplan_plan_serve_run(const struct gpuplan_model *model,
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
     memset(out, 0, sizeof *out);
     out->request = *req;
+    (void)snprintf(out->model_id, sizeof out->model_id, "%s", model->id);
     const enum gpuplan_status status = serve_init(st, model, catalog, &out->request, err);
     if (status == GPUPLAN_OK) {
         for (uint32_t i = 0; i < st->base.n_layouts; i++)

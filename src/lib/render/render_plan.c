@@ -156,10 +156,7 @@ static enum gpuplan_status render_json(const struct gpuplan_plan_result *r,
     if (!root)
         return gpuplan_error_set(err, GPUPLAN_ERR_NOMEM, NULL, "out of memory");
     json_object_set_new(root, "schema_version", json_integer(1));
-    json_object_set_new(root, "model",
-                        json_string(r->n_top      ? r->top[0].model_id
-                                    : r->n_misses ? r->misses[0].model_id
-                                                  : ""));
+    json_object_set_new(root, "model", json_string(r->model_id));
     json_object_set_new(root, "objective",
                         json_string(gpuplan_plan_objective_name(r->request.objective)));
     json_object_set_new(root, "where", json_string(gpuplan_plan_where_name(r->request.where)));
@@ -369,11 +366,9 @@ render_text(const struct gpuplan_plan_result *r, struct gpuplan_buf *out, struct
         out,
         GPUPLAN_TR(
             "%s: %llu candidates evaluated, %llu fit, %llu meet the constraints (objective %s, %s)\n\n"),
-        r->n_top      ? r->top[0].model_id
-        : r->n_misses ? r->misses[0].model_id
-                      : GPUPLAN_TR("model"),
-        (unsigned long long)r->evaluated, (unsigned long long)r->fitting,
-        (unsigned long long)r->feasible, gpuplan_plan_objective_name(r->request.objective),
+        r->model_id[0] ? r->model_id : GPUPLAN_TR("model"), (unsigned long long)r->evaluated,
+        (unsigned long long)r->fitting, (unsigned long long)r->feasible,
+        gpuplan_plan_objective_name(r->request.objective),
         gpuplan_plan_where_name(r->request.where));
     if (r->n_top) {
         gpuplan_buf_puts(out, GPUPLAN_TR(table_head));

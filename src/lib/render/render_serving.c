@@ -326,9 +326,7 @@ json_t *render_plan_serving_json(const struct gpuplan_plan_serving *sv)
 void render_plan_serving_header(const struct gpuplan_plan_result *r, struct gpuplan_buf *out)
 {
     const struct gpuplan_plan_request *q = &r->request;
-    const char *model = r->n_top      ? r->top[0].model_id
-                        : r->n_misses ? r->misses[0].model_id
-                                      : GPUPLAN_TR("model");
+    const char *model = r->model_id[0] ? r->model_id : GPUPLAN_TR("model");
     gpuplan_buf_printf(out, GPUPLAN_TR("%s: serving %llu in / %llu out"), model,
                        (unsigned long long)q->job.input_tokens,
                        (unsigned long long)q->job.output_tokens);

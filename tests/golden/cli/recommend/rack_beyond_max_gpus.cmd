@@ -1,0 +1,1 @@
+$GPUPLAN recommend llama-3.1-70b --method full --tokens 1B --gpu gb300
