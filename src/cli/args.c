@@ -57,7 +57,14 @@ int cli_parse(const struct cli_command *cmd,
     case GPUPLAN_ARGV_MISSING_VALUE:
         return cli_usage_error(cmd->name, "option '--%s' needs a value", args->bad_name);
     case GPUPLAN_ARGV_REFUSED:
-        /* the only refusal: the planner searches --tp, --pp, --nodes */
+        /* the only refusal: the planner searches --tp, --pp, --nodes (and --ep for serving);
+         * it does not plan --cp or --vpp, which estimate evaluates */
+        if (strcmp(args->bad_name, "cp") == 0 || strcmp(args->bad_name, "vpp") == 0)
+            return cli_usage_error(cmd->name,
+                                   "'--%s' is not planned: the planner searches data, tensor and "
+                                   "pipeline parallelism; 'gpuplan estimate --%s N' evaluates a "
+                                   "layout with it",
+                                   args->bad_name, args->bad_name);
         return cli_usage_error(cmd->name, "'--%s' is searched by the planner; use --max-gpus",
                                args->bad_name);
     case GPUPLAN_ARGV_OK:

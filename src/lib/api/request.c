@@ -308,6 +308,14 @@ static enum gpuplan_status apply_field(const struct body_reader *r,
                                        const char *path,
                                        struct gpuplan_error *err)
 {
+    if ((opt->flags & group->refuse) && (strcmp(key, "cp") == 0 || strcmp(key, "vpp") == 0)) {
+        gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path,
+                          "'%s' is not planned: the planner searches data, tensor and pipeline "
+                          "parallelism",
+                          key);
+        gpuplan_error_hint(err, "POST /v1/estimate with '%s' evaluates a layout with it", key);
+        return GPUPLAN_ERR_USAGE;
+    }
     if (opt->flags & group->refuse) {
         gpuplan_error_set(err, GPUPLAN_ERR_USAGE, path, "'%s' is searched by the planner", key);
         gpuplan_error_hint(err, "use 'max_gpus'");
