@@ -864,14 +864,16 @@ evaluate(struct search *s, struct candidate *c, struct gpuplan_job *base, size_t
     const struct layout *l = &s->layouts[c->layout];
     struct gpuplan_job mp_job;
     struct gpuplan_memory_estimate m;
+    const struct gpuplan_job *job;
     if (base) {
         set_knobs(c, base);
         memory_of(s, l, base, slot, &m);
+        job = base;
     } else {
         gpuplan_plan_job_for(s, l, c, &mp_job);
         gpuplan_memory_eval(&s->mem, &mp_job, l->gpu, &m);
+        job = &mp_job;
     }
-    const struct gpuplan_job *job = base ? base : &mp_job;
     s->evaluated++;
     if (!gpuplan_plan_headroom_ok(s->req, job, &m))
         return CANDIDATE_MISFIT;
