@@ -328,18 +328,42 @@ static void take_tier(struct search *s,
             chosen[(*n)++] = *x;
     }
 }
-/* Keep `c` in `per` (n_per entries) as the best of its GPU type, tier and compromise class. */
-static void
-keep_offer(const struct search *s, const struct candidate *c, struct candidate *per, size_t *n_per)
+/*
+ * The best plan of each GPU type, memory-range tier and compromise class, into `per`: every
+ * layout's best and best without a compromise of that class, ordered by sort_by_keys (near
+ * ties measured from the group's cheapest, as the list is), its first kept. A pairwise
+ * "better" in layout order would not be transitive inside the near-tie band (2 x mi300x
+ * beats 4, then 8 beats 2 by more than the band, though 4 is within it of 8).
+ */
+static size_t pick_offers(const struct search *s, struct candidate *per, struct candidate *tmp)
 {
-    size_t j = 0;
-    while (j < *n_per && !(same_offer(s, c, &per[j]) && per[j].compromise == c->compromise &&
-                           per[j].may_not_fit == c->may_not_fit))
-        j++;
-    if (j == *n_per)
-        per[(*n_per)++] = *c;
-    else if (gpuplan_plan_better(s, c, &per[j]))
-        per[j] = *c;
+    size_t n_per = 0;
+    for (size_t g = 0; g < s->n_layouts; g++) {
+        const struct gpuplan_gpu *gpu = s->layouts[g].gpu;
+        bool first = true; /* the first layout of its GPU: each GPU type is grouped once */
+        for (size_t e = 0; e < g && first; e++)
+            first = s->layouts[e].gpu != gpu;
+        if (!first)
+            continue;
+        for (int cls = 0; cls < 4; cls++) {
+            const bool compromise = cls & 1, may_not_fit = cls & 2;
+            size_t n = 0;
+            for (size_t i = g; i < s->n_layouts; i++) {
+                if (s->layouts[i].gpu != gpu)
+                    continue;
+                const struct candidate *both[2] = { &s->best[i], &s->best_plain[i] };
+                for (int b = 0; b < 2; b++)
+                    if (both[b]->valid && both[b]->compromise == compromise &&
+                        both[b]->may_not_fit == may_not_fit)
+                        tmp[n++] = *both[b];
+            }
+            if (n == 0)
+                continue;
+            sort_by_keys(s, tmp, n);
+            per[n_per++] = tmp[0];
+        }
+    }
+    return n_per;
 }
 /*
  * The list: the best plan of each GPU type; the plans whose whole memory range fits
@@ -352,15 +376,14 @@ static void pick_top(struct search *s, struct gpuplan_plan_result *out)
 {
     /* a GPU type has at most one entry per (tier, compromise): four */
     struct candidate *per = calloc(4 * s->n_layouts + 1, sizeof *per);
-    if (!per)
+    struct candidate *tmp = calloc(2 * s->n_layouts + 1, sizeof *tmp);
+    if (!per || !tmp) {
+        free(per);
+        free(tmp);
         return;
-    size_t n_per = 0;
-    for (size_t i = 0; i < s->n_layouts; i++) {
-        if (s->best[i].valid)
-            keep_offer(s, &s->best[i], per, &n_per);
-        if (s->best_plain[i].valid)
-            keep_offer(s, &s->best_plain[i], per, &n_per);
     }
+    const size_t n_per = pick_offers(s, per, tmp);
+    free(tmp);
     /* split: the plans whose range fits first in the array, those that may not fit after */
     size_t n_fit = 0;
     for (size_t i = 0; i < n_per; i++) {
@@ -439,18 +462,41 @@ static void max_gpus_change(const struct gpuplan_model *model,
     if (!wider)
         return;
     struct gpuplan_plan_request req = out->request;
-    for (uint32_t m = req.max_gpus * 2; m <= GPUPLAN_PLAN_MAX_GPUS; m *= 2) {
+    /* the first wider run whose plan's whole memory range fits; else the first that meets the
+     * constraints at all, said with its margin (a change that may not fit is no change to make
+     * blind) */
+    bool said = false;
+    uint32_t risky_m = 0, risky_n = 0;
+    const struct gpuplan_gpu *risky_gpu = NULL;
+    double risky_hours = 0.0, risky_over_gib = 0.0;
+    for (uint32_t m = req.max_gpus * 2; m <= GPUPLAN_PLAN_MAX_GPUS && !said; m *= 2) {
         req.max_gpus = m;
         req.top_k = 1;
         if (search_once(model, catalog, &req, wider, NULL) != GPUPLAN_OK)
             break;
-        if (wider->n_top > 0) {
-            const struct gpuplan_plan *p = &wider->top[0];
-            NOTE(out, "change: --max-gpus %u: %u x %s meets the constraints (%.3g h)", m,
-                 p->gpus_per_node * p->nodes, p->gpu->id, p->time_hours);
-            break;
+        if (wider->n_top == 0)
+            continue;
+        const struct gpuplan_plan *p = &wider->top[0];
+        if (p->has_range && p->range_verdict != GPUPLAN_VERDICT_FITS) {
+            if (!risky_gpu) {
+                risky_m = m;
+                risky_n = p->gpus_per_node * p->nodes;
+                risky_gpu = p->gpu;
+                risky_hours = p->time_hours;
+                risky_over_gib = gpuplan_gib_from_bytes(
+                    (uint64_t)(p->range_over_bytes > 0 ? p->range_over_bytes : 0));
+            }
+            continue;
         }
+        NOTE(out, "change: --max-gpus %u: %u x %s meets the constraints (%.3g h)", m,
+             p->gpus_per_node * p->nodes, p->gpu->id, p->time_hours);
+        said = true;
     }
+    if (!said && risky_gpu)
+        NOTE(out,
+             "change: --max-gpus %u: %u x %s meets the constraints (%.3g h) but may not fit: "
+             "the top of its memory range is %.1f GiB over the usable memory",
+             risky_m, risky_n, risky_gpu->id, risky_hours, risky_over_gib);
     free(wider);
 }
 

@@ -279,13 +279,18 @@ static void count_reason(const struct search *s, struct gpuplan_plan *p)
     if (n < 2)
         return;
     const uint32_t half = n / 2;
+    /* for a plan that is no compromise, half as many without one first: "only with CPU
+     * offload" is said only when no such plan exists (a layout's best may offload while its
+     * best without offload still does it) */
     const struct candidate *best = NULL;
-    for (size_t i = 0; i < s->n_layouts; i++) {
-        const struct layout *l = &s->layouts[i];
-        if (s->best[i].valid && l->gpu == p->gpu && l->gpus_per_node * l->nodes == half &&
-            (!best || gpuplan_plan_better(s, &s->best[i], best)))
-            best = &s->best[i];
-    }
+    for (int pass = p->compromise ? 1 : 0; pass < 2 && !best; pass++)
+        for (size_t i = 0; i < s->n_layouts; i++) {
+            const struct layout *l = &s->layouts[i];
+            const struct candidate *c = pass == 0 ? &s->best_plain[i] : &s->best[i];
+            if (c->valid && l->gpu == p->gpu && l->gpus_per_node * l->nodes == half &&
+                (!best || gpuplan_plan_better(s, c, best)))
+                best = c;
+        }
     if (best) {
         const char *unit = "";
         const double money = money_of(s, best, &unit);
@@ -295,6 +300,15 @@ static void count_reason(const struct search *s, struct gpuplan_plan *p)
                    "%u GPUs, not %u: %u do it only with CPU offload (%.3g h), and offload ranks "
                    "after plans without",
                    n, half, half, best->time_key);
+        else if (best->may_not_fit && p->range_verdict == GPUPLAN_VERDICT_FITS &&
+                 s->req->job.tokens && isfinite(money))
+            REASON(p,
+                   "%u GPUs, not %u: %u also do it (%.3g h, %s $%.0f) but may not fit: the top "
+                   "of their memory range is %.1f GiB over, so they rank after plans whose range "
+                   "fits",
+                   n, half, half, best->time_key, unit, money,
+                   gpuplan_gib_from_bytes(
+                       (uint64_t)(best->range_over_bytes > 0 ? best->range_over_bytes : 0)));
         else if (s->req->job.tokens && isfinite(money))
             REASON(p,
                    "%u GPUs, not %u: %u also do it (%.3g h, %s $%.0f) and rank after this "
