@@ -390,6 +390,18 @@ int main(int argc, char **argv)
                 set_opt(&job, "keep-outputs", col(&h, &row, "keep_outputs"), why, sizeof why) &&
                 set_opt(&job, "base-fp32", col(&h, &row, "base_fp32"), why, sizeof why);
             (void)ok;
+            /*
+             * The row's stack as the implementation the memory model distinguishes (TRL's
+             * logits-free chunked_nll, a raw DeepSpeed script's load moment), not as its
+             * defaults: the profile's knobs count as given, so an empty cell keeps meaning
+             * gpuplan's default (docs/stacks.md: many rows predate the profiles' versions).
+             */
+            if (ok && col(&h, &row, "stack")[0] && /* accelerate, xtuner, other: no profile */
+                gpuplan_job_set(&job, "stack", col(&h, &row, "stack"), NULL) == GPUPLAN_OK) {
+                job.precision_set = job.grad_ckpt_set = job.attention_set = true;
+                job.chunked_ce_set = job.compile_set = job.act_offload_set = true;
+                job.moe_experts_set = true;
+            }
         }
         const struct gpuplan_gpu *gpu =
             gpu_ref[0] ? gpuplan_catalog_find_gpu(catalog, gpu_ref) : NULL;

@@ -15,7 +15,13 @@
 #    model: the rows NT-137..200 add three scored memory rows (NT-155, NT-156,
 #    NT-164: 1M-token context-parallel TRL runs, +190..+600 %) and move the
 #    measured p90 from 35.6 % (96 rows) to 36.4 % (99 rows) with the model
-#    unchanged.
+#    unchanged. Then TRL's logits-free chunked_nll (memory_model.c
+#    TRL_CHUNK_*) brought those three rows to -25..+18 % and three long-context
+#    fits rows right: p90 35.6 %, gate 35.7. REG_COVERAGE 86.0 -> 83.5 on
+#    2026-12-02 with that change: the three +190..+600 % residuals had widened
+#    every pooled class's interval (median span 0.924 out of sample); without
+#    them the intervals are narrower (0.776) and cover 83.8 % of 99 rows, above
+#    the issue's 80 %: a narrower honest range, not a worse model.
 #  - the former gate, kept on the rows it was set on (the 53 GT- rows, band
 #    rule): median <= 7.5 %, p90 <= 34.5 %.
 #  - validation/intervals-memory.csv must equal what the tool computes now
@@ -24,8 +30,8 @@
 # 80 %) are printed as notes; `make accuracy` reports them.
 . "$(dirname "$0")/../lib/suite.sh"
 REG_MEDIAN=${REG_MEDIAN:-14.0}
-REG_P90=${REG_P90:-36.5}
-REG_COVERAGE=${REG_COVERAGE:-86.0}
+REG_P90=${REG_P90:-35.7}
+REG_COVERAGE=${REG_COVERAGE:-83.5}
 make --no-print-directory -s BUILD="$BUILD" SAN="${SAN:-}" "$BUILD/tools/accuracy" >/dev/null 2>&1 ||
     abort "cannot build $BUILD/tools/accuracy"
 csv=validation/measurements.csv

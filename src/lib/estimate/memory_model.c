@@ -42,6 +42,17 @@
 #define BNB_BLOCK_ELEMS 2048.0
 /* torchtune's chunked cross-entropy splits the logits into 8 chunks (CEWithChunkedOutputLoss). */
 #define CHUNKED_CE_CHUNKS 8.0
+/*
+ * TRL's chunked_nll (the SFTTrainer's default loss: huggingface/trl@f2cd57710 (2026-07-24)
+ * trl/trainer/sft_config.py, loss_type "chunked_nll"; trl/trainer/sft_trainer.py
+ * _chunked_cross_entropy_loss, _CHUNKED_LM_HEAD_CHUNK_SIZE = 256) never builds the logits:
+ * the lm_head runs on 256 valid tokens at a time under gradient checkpointing, so a chunk's
+ * [256, vocab] tensors live only during its own forward and backward. Per chunk _chunk()
+ * holds the fp32 logits (h.float() @ w.float().t()) and log_softmax's fp32 output (8 B per
+ * vocab entry) and, in the recomputed backward, their two fp32 gradients (8 B more): 16 B.
+ */
+#define TRL_CHUNK_TOKENS          256.0
+#define TRL_CHUNK_BYTES_PER_LOGIT 16.0
 /* DeepSpeed estimators' `additional_buffer_factor` default for host memory (calculators.md 1.2). */
 #define DEEPSPEED_HOST_BUFFER_FACTOR 1.5
 /* DeepSpeed offload_param defaults: buffer_count 5, buffer_size 1e8 elements (fp16). */
@@ -1059,7 +1070,12 @@ static double training_activations(const struct gpuplan_memory_profile *p,
      */
     const double V = (double)p->vocab / tp;
     double logits;
-    if (j->compile && j->compile_loss) {
+    if (j->chunked_ce && j->stack == GPUPLAN_FRAMEWORK_TRL) {
+        /* TRL_CHUNK_*: one 256-token chunk of the full vocabulary (the lm_head is gathered:
+         * maybe_gather_lm_head_ctx), forward and backward alike */
+        const double chunk = tokens < TRL_CHUNK_TOKENS ? tokens : TRL_CHUNK_TOKENS;
+        out->logits_fwd = out->logits_bwd = TRL_CHUNK_BYTES_PER_LOGIT * (double)p->vocab * chunk;
+    } else if (j->compile && j->compile_loss) {
         /*
          * Compiled loss (compiled_block_note): the fused cross-entropy saves
          * its input and the log-sum-exp, and its backward writes the logits'
