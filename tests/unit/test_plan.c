@@ -882,6 +882,14 @@ static void test_model_parallel(void **state)
     for (size_t k = 0; k < r->n_pareto; k++)
         mp |= r->pareto[k].job.tp > 1 || r->pareto[k].job.pp > 1;
     assert_true(mp);
+    /* with pipeline stages ZeRO-1 at most: DeepSpeed's pipeline engine asserts stage < 2 */
+    const struct gpuplan_plan *lists[2] = { r->top, r->pareto };
+    const size_t counts[2] = { r->n_top, r->n_pareto };
+    for (size_t l = 0; l < 2; l++)
+        for (size_t k = 0; k < counts[l]; k++)
+            if (lists[l][k].job.pp > 1)
+                assert_true(lists[l][k].job.sharding != GPUPLAN_SHARDING_ZERO2 &&
+                            lists[l][k].job.sharding != GPUPLAN_SHARDING_ZERO3);
     free(r);
 }
 

@@ -1657,6 +1657,20 @@ enum gpuplan_status gpuplan_estimate_memory(const struct gpuplan_model *model,
         gpuplan_error_hint(err, "pick --tp and --pp whose product divides the GPU count");
         goto out;
     }
+    /* DeepSpeed's pipeline engine asserts ZeRO stage < 2 (deepspeed/runtime/pipe/engine.py
+     * @03f6f75 PipelineEngine.__init__: "ZeRO-2 and ZeRO-3 are incompatible with pipeline
+     * parallelism"); Megatron's distributed optimizer is ZeRO-1-like and torchtitan composes
+     * FSDP with PP, so those stay. */
+    if (job->pp > 1 &&
+        (job->sharding == GPUPLAN_SHARDING_ZERO2 || job->sharding == GPUPLAN_SHARDING_ZERO3)) {
+        st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,
+                               "'--sharding %s' with '--pp %u': DeepSpeed's pipeline engine "
+                               "refuses ZeRO-2 and ZeRO-3 with pipeline parallelism",
+                               gpuplan_sharding_name(job->sharding), job->pp);
+        gpuplan_error_hint(err, "use --sharding zero1 (Megatron's distributed optimizer is "
+                                "alike), --sharding fsdp (torchtitan), or --pp 1");
+        goto out;
+    }
     /* Context parallelism splits sequences over ranks of the data-parallel group. */
     if (job->cp > 1 && (n_gpus / mp) % job->cp != 0) {
         st = gpuplan_error_set(err, GPUPLAN_ERR_USAGE, NULL,

@@ -1010,11 +1010,16 @@ static void search_training(struct search *s, uint32_t li)
             for (size_t pi = 0; pi < n_prec; pi++) {
                 for (size_t si = 0; si < n_pairs; si++) {
                     /* with model parallelism the data-parallel group shards the optimizer
-                     * (Megatron's distributed optimizer, ZeRO-1/2) or, TP only, FSDP (2-D) */
-                    const enum gpuplan_sharding sh = pairs[si].sharding;
+                     * (Megatron's distributed optimizer, ZeRO-1/2) or, TP only, FSDP (2-D);
+                     * with pipeline stages ZeRO-1 at most: DeepSpeed's pipeline engine
+                     * refuses ZeRO-2/3 (memory_model.c), Megatron's optimizer is ZeRO-1-like */
+                    enum gpuplan_sharding sh = pairs[si].sharding;
+                    if (mp && pp > 1 && sh == GPUPLAN_SHARDING_ZERO2 && !req->sharding_fixed)
+                        sh = GPUPLAN_SHARDING_ZERO1;
                     if (mp && (pairs[si].offload != GPUPLAN_OFFLOAD_NONE ||
-                               !(sh == GPUPLAN_SHARDING_ZERO2 || sh == GPUPLAN_SHARDING_DDP ||
-                                 (pp == 1 && sh == GPUPLAN_SHARDING_FSDP))))
+                               !(sh == GPUPLAN_SHARDING_ZERO1 || sh == GPUPLAN_SHARDING_DDP ||
+                                 (pp == 1 &&
+                                  (sh == GPUPLAN_SHARDING_ZERO2 || sh == GPUPLAN_SHARDING_FSDP)))))
                         continue;
                     for (size_t ci = 0; ci < n_ckpts; ci++) {
                         const size_t n_mb = req->micro_batch_fixed
