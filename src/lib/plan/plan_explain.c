@@ -641,12 +641,18 @@ static void range_note(const struct search *s, struct gpuplan_plan_result *out)
     if (!b->valid || !gpuplan_plan_better_in_tier(s, b, &s->top0))
         return;
     const struct layout *l = &s->layouts[b->layout];
+    /* the knobs that tell it from a listed plan of the same GPUs: sharding, TP/PP, checkpointing */
+    char knobs[64] = "";
+    if (b->tp > 1 || b->pp > 1)
+        (void)snprintf(knobs, sizeof knobs, " tp%u pp%u", (unsigned)b->tp, (unsigned)b->pp);
     NOTE(out,
-         "ranked by the memory range: %u x %s at micro-batch %llu ranks first by the objective "
-         "but MAY NOT FIT (the top of its 80 %% range is %.1f GiB over the usable memory), so "
-         "it ranks after the plans whose whole range fits",
-         l->gpus_per_node * l->nodes, l->gpu->id, (unsigned long long)b->micro_batch,
-         gpuplan_gib_from_bytes((uint64_t)b->range_over_bytes));
+         "ranked by the memory range: %u x %s (%s%s, ckpt %s) at micro-batch %llu ranks first by "
+         "the objective but MAY NOT FIT (the top of its 80 %% range is %.1f GiB over the usable "
+         "memory), so it ranks after the plans whose whole range fits",
+         l->gpus_per_node * l->nodes, l->gpu->id,
+         gpuplan_sharding_name((enum gpuplan_sharding)b->sharding), knobs,
+         gpuplan_grad_ckpt_name((enum gpuplan_grad_ckpt)b->ckpt),
+         (unsigned long long)b->micro_batch, gpuplan_gib_from_bytes((uint64_t)b->range_over_bytes));
 }
 
 /* S14: a single GPU that does the job is a prototype (only when it needs no offload). */
