@@ -1004,8 +1004,9 @@ static const struct stack_profile stack_profiles[GPUPLAN_FRAMEWORK_COUNT] = {
     /* NVIDIA/Megatron-LM megatron/training/arguments.py: Transformer Engine layers with fused
      * norms, rotary and bias-activation and TE fused attention (flash): the time model's
      * fused-kernel class; recompute off and the cross-entropy fusion off by default. MoE:
-     * --moe-grouped-gemm (GroupedMLP / TEGroupedMLP), which the MoE recipes pass (Megatron-Bridge
-     * and NeMo Qwen3-MoE / Mixtral recipes moe_grouped_gemm=True, Megatron-MoE-ModelZoo scripts);
+     * --moe-grouped-gemm (GroupedMLP / TEGroupedMLP), which the MoE launch scripts pass
+     * (alibaba/Pai-Megatron-Patch@a098ca5 examples/qwen3/run_mcore_qwen3.sh, yanring/
+     * Megatron-MoE-ModelZoo);
      * Megatron-LM's bare default is SequentialMLP, a loop (--moe-experts loop). */
     [GPUPLAN_FRAMEWORK_MEGATRON] = { KEEP, KEEP, GPUPLAN_ATTN_FLASH, KEEP, 1, KEEP, KEEP,
                                      GPUPLAN_MOE_EXPERTS_GROUPED },

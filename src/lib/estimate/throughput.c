@@ -645,13 +645,12 @@ static double saturation(double n, double half)
 /*
  * Routed experts on one GPU (docs/formulas-time-cost.md "MoE"). Expert
  * parallelism (Megatron-Core's expert layout etp x ep x edp x pp = GPUs, with
- * expert tensor parallel 1, the setting of the Megatron-Bridge and
- * Megatron-MoE-ModelZoo MoE recipes) puts E / ep whole experts on each of ep
- * consecutive ranks of a pipeline stage, and each rank's tokens (its 1/tp
- * share under sequence parallelism) go to the ranks of their experts: per
- * micro-batch a local expert receives tokens_rank / tp x ep x top-k / E
- * tokens when the router is balanced, so the expert FLOPs per GPU are the
- * dense share's, at the efficiency of GEMMs that narrow in the token
+ * expert tensor parallel 1, --expert-tensor-parallel-size 1 in
+ * alibaba/Pai-Megatron-Patch@a098ca5 examples/deepseek_v3/run_mcore_deepseek_lite.sh) puts E / ep
+ * whole experts on each of ep consecutive ranks of a pipeline stage, and each rank's tokens (its
+ * 1/tp share under sequence parallelism) go to the ranks of their experts: per micro-batch a local
+ * expert receives tokens_rank / tp x ep x top-k / E tokens when the router is balanced, so the
+ * expert FLOPs per GPU are the dense share's, at the efficiency of GEMMs that narrow in the token
  * dimension and min(hidden, expert width) wide in the other (the size factor
  * above). Without EP (ep 1) the experts are split over tp like the dense MLP. Imbalance: the
  * slowest EP rank sets the layer's time; with N = tokens_rank x ep x top-k assignments spread
