@@ -338,19 +338,16 @@ static void take_tier(struct search *s,
 static size_t pick_offers(const struct search *s, struct candidate *per, struct candidate *tmp)
 {
     size_t n_per = 0;
-    for (size_t g = 0; g < s->n_layouts; g++) {
+    /* a GPU's layouts are contiguous (gpuplan_plan_build_layouts: GPU, then platform, count,
+     * nodes): one pass per GPU type */
+    for (size_t g = 0, end; g < s->n_layouts; g = end) {
         const struct gpuplan_gpu *gpu = s->layouts[g].gpu;
-        bool first = true; /* the first layout of its GPU: each GPU type is grouped once */
-        for (size_t e = 0; e < g && first; e++)
-            first = s->layouts[e].gpu != gpu;
-        if (!first)
-            continue;
+        for (end = g + 1; end < s->n_layouts && s->layouts[end].gpu == gpu; end++)
+            ;
         for (int cls = 0; cls < 4; cls++) {
             const bool compromise = cls & 1, may_not_fit = cls & 2;
             size_t n = 0;
-            for (size_t i = g; i < s->n_layouts; i++) {
-                if (s->layouts[i].gpu != gpu)
-                    continue;
+            for (size_t i = g; i < end; i++) {
                 const struct candidate *both[2] = { &s->best[i], &s->best_plain[i] };
                 for (int b = 0; b < 2; b++)
                     if (both[b]->valid && both[b]->compromise == compromise &&
