@@ -396,12 +396,11 @@ int main(int argc, char **argv)
              * defaults: the profile's knobs count as given, so an empty cell keeps meaning
              * gpuplan's default (docs/stacks.md: many rows predate the profiles' versions).
              */
-            if (ok && col(&h, &row, "stack")[0] && /* accelerate, xtuner, other: no profile */
-                gpuplan_job_set(&job, "stack", col(&h, &row, "stack"), NULL) == GPUPLAN_OK) {
-                job.precision_set = job.grad_ckpt_set = job.attention_set = true;
-                job.chunked_ce_set = job.compile_set = job.act_offload_set = true;
-                job.moe_experts_set = true;
-            }
+            struct gpuplan_job named; /* accelerate, xtuner, other: no profile */
+            gpuplan_job_init(&named);
+            if (ok && col(&h, &row, "stack")[0] &&
+                gpuplan_job_set(&named, "stack", col(&h, &row, "stack"), NULL) == GPUPLAN_OK)
+                gpuplan_job_set_stack_only(&job, named.stack);
         }
         const struct gpuplan_gpu *gpu =
             gpu_ref[0] ? gpuplan_catalog_find_gpu(catalog, gpu_ref) : NULL;

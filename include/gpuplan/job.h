@@ -244,6 +244,14 @@ void gpuplan_job_init(struct gpuplan_job *job);
 void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out);
 
 /*
+ * Name `stack` as the implementation the models tell apart (TRL's logits-free chunked loss, a
+ * raw DeepSpeed script's load moment) without its profile's defaults: every knob the profile
+ * would fill counts as given, so what the job leaves unset keeps gpuplan's default. What
+ * `make accuracy` does for a row's `stack` cell (docs/stacks.md).
+ */
+void gpuplan_job_set_stack_only(struct gpuplan_job *job, enum gpuplan_framework stack);
+
+/*
  * The planner's search axes: a job option that names one fixes that knob
  * when the user gives it (plan.h, gpuplan_plan_request_mark_fixed); the
  * planner searches the others.

@@ -117,12 +117,42 @@ static void test_did_you_mean(void **state)
     assert_non_null(strstr(err.message, "'--seq-len' is 'abc'"));
 }
 
+/* A stack named as an implementation only: resolving changes none of the profile's knobs,
+ * for every stack (so the profile table and gpuplan_job_set_stack_only cannot drift apart). */
+static void test_stack_only(void **state)
+{
+    (void)state;
+    for (int fw = 0; fw < GPUPLAN_FRAMEWORK_COUNT; fw++) {
+        struct gpuplan_job job, r;
+        gpuplan_job_init(&job);
+        gpuplan_job_set_stack_only(&job, (enum gpuplan_framework)fw);
+        gpuplan_job_resolve(&job, &r);
+        assert_int_equal(r.stack, fw);
+        assert_int_equal(r.precision, job.precision);
+        assert_int_equal(r.grad_ckpt, job.grad_ckpt);
+        assert_int_equal(r.attention, job.attention);
+        assert_int_equal(r.chunked_ce, job.chunked_ce);
+        assert_int_equal(r.compile, job.compile);
+        assert_int_equal(r.act_offload, job.act_offload);
+        assert_int_equal(r.moe_experts, job.moe_experts);
+    }
+    /* while naming the stack as a whole applies its defaults (TRL: the chunked loss) */
+    struct gpuplan_job job, r;
+    gpuplan_job_init(&job);
+    struct gpuplan_error err;
+    gpuplan_error_init(&err);
+    assert_int_equal(gpuplan_job_set(&job, "stack", "trl", &err), GPUPLAN_OK);
+    gpuplan_job_resolve(&job, &r);
+    assert_true(r.chunked_ce);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_stack_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1036,6 +1036,15 @@ static void apply_stack_profile(struct gpuplan_job *out)
         out->moe_experts = (enum gpuplan_moe_experts)p->moe_experts;
 }
 
+void gpuplan_job_set_stack_only(struct gpuplan_job *job, enum gpuplan_framework stack)
+{
+    job->stack = stack;
+    /* the knobs apply_stack_profile fills, as given */
+    job->precision_set = job->grad_ckpt_set = job->attention_set = true;
+    job->chunked_ce_set = job->compile_set = job->act_offload_set = true;
+    job->moe_experts_set = true;
+}
+
 void gpuplan_job_resolve(const struct gpuplan_job *job, struct gpuplan_job *out)
 {
     *out = *job;
